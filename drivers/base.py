@@ -1,0 +1,168 @@
+"""The driver interface: what the conductor asks of a driver, and what it hands over.
+
+The conductor owns the cluster's lifecycle (state machine, lease, trust, certificates,
+status sync); a driver owns the translation of a cluster, its template and its node groups
+into Heat stacks. The conductor passes database rows (read-only for the driver) plus a
+``ClusterResources`` giving the driver what it may need from the outside world; the driver
+returns what changed (stack ids, parsed outputs) and never writes the database itself.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar, Protocol
+
+from magnum_common import exception
+
+
+@dataclasses.dataclass(frozen=True)
+class Provides:
+    """One (server_type, os, coe) tuple a driver serves."""
+
+    server_type: str
+    os: str
+    coe: str
+
+
+@dataclasses.dataclass(frozen=True)
+class TrusteeCredentials:
+    """The cluster's trustee, decrypted by the conductor for the stack parameters."""
+
+    user_id: str | None
+    username: str | None
+    password: str | None
+    domain_id: str | None
+    trust_id: str | None
+
+
+@dataclasses.dataclass
+class StackOutputs:
+    """What a driver read from a stack's outputs / parameters, ready for the DB rows.
+
+    ``node_addresses`` maps node group UUIDs to their addresses; fields left ``None`` are
+    not changed.
+    """
+
+    api_address: str | None = None
+    coe_version: str | None = None
+    container_version: str | None = None
+    node_addresses: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    node_counts: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+class ClusterResources(Protocol):
+    """What the conductor provides to a driver for one operation on one cluster."""
+
+    context: Any  # magnum_common.context.RequestContext acting for the cluster owner
+
+    def heat(self) -> Any:
+        """An authenticated python-heatclient Client for the cluster's project."""
+
+    def url_for(self, service_type: str, interface: str = "public") -> str | None:
+        """The catalog endpoint of a service, or None when the catalog lacks it."""
+
+    def trustee(self) -> TrusteeCredentials:
+        """The cluster's trustee and trust."""
+
+    def ca_private_key(self) -> str | None:
+        """The cluster CA's private key (PEM), for labels that need it on the nodes."""
+
+    def keypair_public_key(self, name: str | None) -> str | None:
+        """The public half of a Nova keypair, or None when unknown / Nova absent."""
+
+
+class Monitor(Protocol):
+    def poll_health(self) -> tuple[str, dict[str, Any]]:
+        """(health_status, health_status_reason); never raises for an unreachable API."""
+
+
+class Driver(abc.ABC):
+    """A COE driver. Cluster, template and node group arguments are DB rows."""
+
+    #: Entry-point name in the ``magnum.drivers`` group.
+    name: ClassVar[str] = ""
+    #: Beta drivers must be listed in ``[drivers] enabled_beta_drivers``.
+    beta: ClassVar[bool] = False
+
+    @property
+    @abc.abstractmethod
+    def provides(self) -> list[Provides]:
+        """The (server_type, os, coe) tuples this driver serves."""
+
+    def get_driver_type(self) -> str:
+        return self.name
+
+    # --- cluster ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def create_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                       nodegroups: list[Any], timeout_mins: int) -> str:
+        """Create the cluster's stack; return its id.
+
+        Idempotent: when a stack of this cluster already exists (a retried or recovered
+        create), return its id instead of creating a second one.
+        """
+
+    @abc.abstractmethod
+    def resize_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                       nodegroups: list[Any], nodegroup: Any, node_count: int,
+                       nodes_to_remove: list[str], rollback: bool = False) -> None:
+        """Scale one node group to ``node_count``, removing ``nodes_to_remove`` first."""
+
+    @abc.abstractmethod
+    def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                        new_template: Any, nodegroups: list[Any], nodegroup: Any,
+                        max_batch_size: int) -> None:
+        """Roll ``nodegroup`` (masters first for default groups) to ``new_template``."""
+
+    @abc.abstractmethod
+    def delete_cluster(self, res: ClusterResources, cluster: Any,
+                       nodegroups: list[Any]) -> None:
+        """Delete every stack of the cluster; a missing stack is not an error."""
+
+    # --- node groups -----------------------------------------------------------------------
+    @abc.abstractmethod
+    def create_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
+                         nodegroups: list[Any], nodegroup: Any) -> str:
+        """Create a node group's stack (idempotent as create_cluster); return its id."""
+
+    @abc.abstractmethod
+    def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
+                         nodegroup: Any) -> None:
+        """Apply a node group's changed settings (min/max counts need no stack change)."""
+
+    @abc.abstractmethod
+    def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:
+        """Delete a node group's stack; a missing stack is not an error."""
+
+    # --- certificates and credentials ------------------------------------------------------
+    def rotate_ca_certificate(self, res: ClusterResources, cluster: Any, template: Any,
+                              nodegroups: list[Any]) -> None:
+        raise exception.NotSupported(operation="Rotating the CA certificate")
+
+    def rotate_credential(self, res: ClusterResources, cluster: Any) -> None:
+        raise exception.NotSupported(operation="Rotating the cluster credentials")
+
+    # --- status ----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def stack_ids(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+        """Map each node group UUID to the stack that holds it."""
+
+    @abc.abstractmethod
+    def parse_outputs(self, cluster: Any, template: Any, nodegroups: list[Any],
+                      stack: Any) -> StackOutputs:
+        """Translate a finished stack (outputs resolved) into row values."""
+
+    def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> Monitor | None:
+        return None
+
+    # --- validation (used by the API before anything is recorded) --------------------------
+    def validate_master_size(self, master_count: int) -> None:
+        if master_count < 1 or master_count % 2 == 0:
+            raise exception.MasterNGSizeInvalid(requested_size=master_count)
+
+    def validate_master_resize(self, node_count: int) -> None:
+        raise exception.MasterNGResizeNotSupported()
+
+    def validate_labels(self, labels: dict[str, str]) -> None:  # noqa: B027
+        """Reject unknown values of enumerated labels (InvalidParameterValue)."""

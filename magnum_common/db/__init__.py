@@ -1,0 +1,1 @@
+"""Database access: models, the enginefacade session and one repository per table."""

@@ -1,0 +1,256 @@
+"""The session factory (oslo.db enginefacade) and the generic repository every table uses.
+
+Project scoping follows upstream Magnum: an admin context with ``all_tenants`` sees every
+project; otherwise a context with a project sees that project's rows; a context without a
+project sees its user's rows. A row of another project is therefore "not found" (404).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from oslo_db.sqlalchemy import utils as sqlalchemyutils
+from sqlalchemy.orm import Session
+
+from magnum_common import exception
+from magnum_common.context import RequestContext, make_admin_context
+from magnum_common.db import models
+from magnum_common.utils import generate_uuid, is_uuid_like
+
+_facade = enginefacade.transaction_context()
+_facade.configure(sqlite_fk=False, expire_on_commit=False)
+
+ModelT = TypeVar("ModelT", bound=models.Base)
+
+
+def get_engine() -> sa.engine.Engine:
+    return _facade.writer.get_engine()
+
+
+def dispose_engine() -> None:
+    """Drop pooled connections (after fork, or in tests switching databases)."""
+    _facade.dispose_pool()
+
+
+@contextlib.contextmanager
+def writer(context: RequestContext | None = None) -> Iterator[Session]:
+    with _facade.writer.using(context or make_admin_context()) as session:
+        yield session
+
+
+@contextlib.contextmanager
+def reader(context: RequestContext | None = None) -> Iterator[Session]:
+    with _facade.reader.using(context or make_admin_context()) as session:
+        yield session
+
+
+def sees_all_projects(context: RequestContext | None) -> bool:
+    return context is None or bool(context.is_admin and context.all_tenants)
+
+
+def validate_sort(sort_key: str | None, sort_dir: str | None, model: type) -> None:
+    if sort_dir not in (None, "asc", "desc"):
+        raise exception.InvalidParameterValue(
+            err=f"Invalid sort direction: {sort_dir}. Acceptable values are 'asc' or 'desc'"
+        )
+    if sort_key is not None and sort_key not in model.__table__.columns:
+        raise exception.InvalidParameterValue(
+            err=f'The sort_key value "{sort_key}" is an invalid field for sorting'
+        )
+
+
+class Repository(Generic[ModelT]):
+    """CRUD, lookup, pagination and compare-and-swap for one table."""
+
+    model: ClassVar[type[models.Base]]
+    not_found: ClassVar[type[exception.ResourceNotFound]] = exception.ResourceNotFound
+    not_found_arg: ClassVar[str] = "resource"
+    already_exists: ClassVar[type[exception.Conflict]] = exception.Conflict
+    duplicate_name_msg: ClassVar[str] = "Multiple resources exist with same name."
+    project_scoped: ClassVar[bool] = True
+    #: Columns a list may be filtered by (equality; a list value means IN).
+    filterable: ClassVar[tuple[str, ...]] = ()
+
+    # --- scoping ---------------------------------------------------------------------
+    def scope(self, query: sa.Select, context: RequestContext | None) -> sa.Select:
+        if not self.project_scoped or sees_all_projects(context):
+            return query
+        if context.project_id or not hasattr(self.model, "user_id"):
+            return query.where(self.model.project_id == context.project_id)
+        return query.where(self.model.user_id == context.user_id)
+
+    def _select(self, context: RequestContext | None) -> sa.Select:
+        return self.scope(sa.select(self.model), context)
+
+    def _apply_filters(self, query: sa.Select, filters: dict | None) -> sa.Select:
+        for key, value in (filters or {}).items():
+            if key not in self.filterable:
+                raise exception.InvalidParameterValue(err=f"Unknown filter: {key}")
+            column = getattr(self.model, key)
+            if isinstance(value, (list, tuple, set, frozenset)):
+                query = query.where(column.in_(list(value)))
+            else:
+                query = query.where(column == value)
+        return query
+
+    def _raise_not_found(self, ident: object) -> None:
+        raise self.not_found(**{self.not_found_arg: ident})
+
+    # --- reads -----------------------------------------------------------------------
+    def get_by_id(self, context: RequestContext | None, id_: int) -> ModelT:
+        with reader(context) as session:
+            row = session.scalars(self._select(context).where(self.model.id == id_)).first()
+        if row is None:
+            self._raise_not_found(id_)
+        return row
+
+    def get_by_uuid(self, context: RequestContext | None, uuid: str) -> ModelT:
+        with reader(context) as session:
+            row = session.scalars(self._select(context).where(self.model.uuid == uuid)).first()
+        if row is None:
+            self._raise_not_found(uuid)
+        return row
+
+    def get_by_name(self, context: RequestContext | None, name: str) -> ModelT:
+        with reader(context) as session:
+            rows = session.scalars(
+                self._select(context).where(self.model.name == name).limit(2)
+            ).all()
+        if not rows:
+            self._raise_not_found(name)
+        if len(rows) > 1:
+            raise exception.Conflict(self.duplicate_name_msg)
+        return rows[0]
+
+    def get(self, context: RequestContext | None, ident: str) -> ModelT:
+        """Look up by UUID when the identifier looks like one, else by name."""
+        if is_uuid_like(ident):
+            return self.get_by_uuid(context, ident)
+        return self.get_by_name(context, ident)
+
+    def list(
+        self,
+        context: RequestContext | None,
+        filters: dict | None = None,
+        limit: int | None = None,
+        marker: str | None = None,
+        sort_key: str | None = None,
+        sort_dir: str | None = None,
+    ) -> list[ModelT]:
+        validate_sort(sort_key, sort_dir, self.model)
+        query = self._apply_filters(self._select(context), filters)
+        with reader(context) as session:
+            marker_row = None
+            if marker is not None:
+                marker_row = session.scalars(
+                    self._select(context).where(self.model.uuid == marker)
+                ).first()
+                if marker_row is None:
+                    self._raise_not_found(marker)
+            return self._paginate(session, query, limit, marker_row, sort_key, sort_dir)
+
+    def _paginate(
+        self,
+        session: Session,
+        query: sa.Select,
+        limit: int | None,
+        marker_row: models.Base | None,
+        sort_key: str | None,
+        sort_dir: str | None,
+    ) -> list[ModelT]:
+        sort_keys = [sort_key or "id"]
+        if "id" not in sort_keys:
+            sort_keys.append("id")
+        try:
+            query = sqlalchemyutils.paginate_query(
+                query, self.model, limit, sort_keys, marker=marker_row,
+                sort_dir=sort_dir or "asc",
+            )
+        except db_exc.InvalidSortKey as exc:
+            raise exception.InvalidParameterValue(
+                err=f'The sort_key value "{sort_key}" is an invalid field for sorting'
+            ) from exc
+        return list(session.scalars(query).all())
+
+    def count(self, context: RequestContext | None, filters: dict | None = None) -> int:
+        query = self._apply_filters(
+            self.scope(sa.select(sa.func.count()).select_from(self.model), context), filters
+        )
+        with reader(context) as session:
+            return int(session.scalar(query) or 0)
+
+    # --- writes ----------------------------------------------------------------------
+    def create(self, context: RequestContext | None, values: dict[str, Any]) -> ModelT:
+        values = dict(values)
+        if "uuid" in self.model.__table__.columns and not values.get("uuid"):
+            values["uuid"] = generate_uuid()
+        row = self.model(**values)
+        try:
+            with writer(context) as session:
+                session.add(row)
+        except db_exc.DBDuplicateEntry as exc:
+            raise self.already_exists(**values) from exc
+        return row
+
+    def update(self, context: RequestContext | None, uuid: str, values: dict[str, Any]) -> ModelT:
+        """Update a row by UUID; the UUID itself cannot change."""
+        if "uuid" in values and values["uuid"] != uuid:
+            raise exception.InvalidParameterValue(err="Cannot overwrite UUID for an existing row.")
+        with writer(context) as session:
+            row = session.scalars(
+                self._select(context).where(self.model.uuid == uuid).with_for_update()
+            ).first()
+            if row is None:
+                self._raise_not_found(uuid)
+            for key, value in values.items():
+                setattr(row, key, value)
+        return row
+
+    def compare_and_swap(
+        self,
+        context: RequestContext | None,
+        uuid: str,
+        expected: dict[str, Any],
+        values: dict[str, Any],
+        extra_where: Sequence[sa.ColumnElement[bool]] = (),
+    ) -> bool:
+        """``UPDATE ... WHERE uuid = :uuid AND <expected>``; True when this caller won.
+
+        ``expected`` maps columns to the values they must hold (``None`` means IS NULL, a
+        list or set means IN). One statement, so it is atomic on SQLite, MariaDB and
+        PostgreSQL alike without row locks held across calls.
+        """
+        stmt = sa.update(self.model).where(self.model.uuid == uuid)
+        for key, value in expected.items():
+            column = getattr(self.model, key)
+            if value is None:
+                stmt = stmt.where(column.is_(None))
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                stmt = stmt.where(column.in_(list(value)))
+            else:
+                stmt = stmt.where(column == value)
+        for clause in extra_where:
+            stmt = stmt.where(clause)
+        if "updated_at" not in values:
+            values = {**values, "updated_at": models.utcnow()}
+        stmt = stmt.values(**values).execution_options(synchronize_session=False)
+        with writer(context) as session:
+            result = session.execute(stmt)
+        return result.rowcount == 1
+
+    def destroy(self, context: RequestContext | None, uuid: str) -> None:
+        with writer(context) as session:
+            row = session.scalars(self._select(context).where(self.model.uuid == uuid)).first()
+            if row is None:
+                self._raise_not_found(uuid)
+            session.delete(row)
+
+
+def now() -> datetime.datetime:
+    return models.utcnow()

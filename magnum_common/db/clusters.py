@@ -1,0 +1,174 @@
+"""Cluster rows: lookups, the conductor lease and the recorded pending operation."""
+
+from __future__ import annotations
+
+import datetime
+from collections import defaultdict
+from typing import Any
+
+import sqlalchemy as sa
+
+from magnum_common import exception
+from magnum_common.context import RequestContext
+from magnum_common.db import api, models
+
+
+class ClusterRepository(api.Repository[models.Cluster]):
+    model = models.Cluster
+    not_found = exception.ClusterNotFound
+    not_found_arg = "cluster"
+    already_exists = exception.ClusterAlreadyExists
+    duplicate_name_msg = (
+        "Multiple clusters exist with same name. Please use the cluster uuid instead."
+    )
+    filterable = (
+        "cluster_template_id", "name", "stack_id", "api_address", "project_id", "user_id",
+        "status", "uuid", "operation",
+    )
+
+    def create_with_nodegroups(
+        self,
+        context: RequestContext | None,
+        values: dict[str, Any],
+        nodegroups: list[dict[str, Any]],
+        operation_args: dict[str, Any] | None = None,
+    ) -> models.Cluster:
+        """Insert a cluster, its node groups and the pending create in one transaction.
+
+        The row exists (with ``operation = cluster_create``) before any RPC is sent, so the
+        UUID the API returns always names a row and a lost cast is recoverable.
+        """
+        from magnum_common.states import OP_CREATE
+        from magnum_common.utils import generate_uuid
+
+        values = {**values, "uuid": values.get("uuid") or generate_uuid(),
+                  "operation": OP_CREATE, "operation_args": operation_args or {},
+                  "operation_at": api.now()}
+        cluster = models.Cluster(**values)
+        rows = [models.NodeGroup(**{"uuid": generate_uuid(), **ng,
+                                    "cluster_id": values["uuid"]}) for ng in nodegroups]
+        try:
+            with api.writer(context) as session:
+                session.add(cluster)
+                session.add_all(rows)
+        except api.db_exc.DBDuplicateEntry as exc:
+            raise exception.ClusterAlreadyExists(uuid=values["uuid"]) from exc
+        return cluster
+
+    # --- node groups in bulk (one query for a whole page) ---------------------------------
+    def nodegroups_of(
+        self, context: RequestContext | None, cluster_uuids: list[str]
+    ) -> dict[str, list[models.NodeGroup]]:
+        """Node groups of many clusters in one query, keyed by cluster UUID."""
+        result: dict[str, list[models.NodeGroup]] = defaultdict(list)
+        if not cluster_uuids:
+            return result
+        query = (
+            sa.select(models.NodeGroup)
+            .where(models.NodeGroup.cluster_id.in_(sa.bindparam("uuids", expanding=True)))
+            .order_by(models.NodeGroup.id)
+        )
+        with api.reader(context) as session:
+            for ng in session.scalars(query, {"uuids": list(cluster_uuids)}):
+                result[ng.cluster_id].append(ng)
+        return result
+
+    def count_template_users(self, context: RequestContext | None, template_uuid: str) -> int:
+        """Clusters of any project that reference a template (delete / patch guard)."""
+        query = sa.select(sa.func.count()).select_from(models.Cluster).where(
+            models.Cluster.cluster_template_id == template_uuid
+        )
+        with api.reader(context) as session:
+            return int(session.scalar(query) or 0)
+
+    def stats(self, context: RequestContext | None,
+              project_id: str | None = None) -> tuple[int, int]:
+        """(clusters, nodes) for one project or all: nodes = sum of node group counts."""
+        clusters = sa.select(sa.func.count()).select_from(models.Cluster)
+        nodes = sa.select(sa.func.coalesce(sa.func.sum(models.NodeGroup.node_count), 0))
+        if project_id:
+            clusters = clusters.where(models.Cluster.project_id == project_id)
+            nodes = nodes.where(models.NodeGroup.project_id == project_id)
+        with api.reader(context) as session:
+            return int(session.scalar(clusters) or 0), int(session.scalar(nodes) or 0)
+
+    # --- conductor lease ---------------------------------------------------------------------
+    def acquire_lock(self, uuid: str, owner: str, lease_seconds: int) -> bool:
+        """Take the cluster's lease if it is free, expired, or already ours."""
+        now = api.now()
+        free = sa.or_(
+            models.Cluster.lock_owner.is_(None),
+            models.Cluster.lock_owner == owner,
+            models.Cluster.lock_expires_at.is_(None),
+            models.Cluster.lock_expires_at < now,
+        )
+        return self.compare_and_swap(
+            None, uuid, {},
+            {"lock_owner": owner,
+             "lock_expires_at": now + datetime.timedelta(seconds=lease_seconds)},
+            extra_where=[free],
+        )
+
+    def renew_lock(self, uuid: str, owner: str, lease_seconds: int) -> bool:
+        """Extend our lease; False means we lost it and must stop working on the cluster."""
+        return self.compare_and_swap(
+            None, uuid, {"lock_owner": owner},
+            {"lock_expires_at": api.now() + datetime.timedelta(seconds=lease_seconds)},
+        )
+
+    def release_lock(self, uuid: str, owner: str) -> bool:
+        return self.compare_and_swap(
+            None, uuid, {"lock_owner": owner}, {"lock_owner": None, "lock_expires_at": None}
+        )
+
+    # --- durable intent ----------------------------------------------------------------------
+    def record_operation(
+        self,
+        context: RequestContext | None,
+        uuid: str,
+        operation: str,
+        args: dict[str, Any] | None = None,
+        values: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+    ) -> bool:
+        """Record what the API accepted, atomically with any status change it implies.
+
+        Refused (False) while another operation is still pending on the cluster or when
+        ``expected`` no longer holds, so two requests can never both be accepted.
+        """
+        payload = {"operation": operation, "operation_args": args or {},
+                   "operation_at": api.now(), **(values or {})}
+        return self.compare_and_swap(
+            context, uuid, {"operation": None, **(expected or {})}, payload
+        )
+
+    def clear_operation(self, uuid: str, operation: str) -> bool:
+        return self.compare_and_swap(
+            None, uuid, {"operation": operation},
+            {"operation": None, "operation_args": {}, "operation_at": None},
+        )
+
+    def pending_operations(self, older_than: datetime.datetime,
+                           limit: int = 100) -> list[models.Cluster]:
+        """Clusters whose recorded operation nobody is working on (lost cast, dead conductor)."""
+        now = api.now()
+        query = (
+            sa.select(models.Cluster)
+            .where(models.Cluster.operation.is_not(None))
+            .where(models.Cluster.operation_at < older_than)
+            .where(sa.or_(models.Cluster.lock_owner.is_(None),
+                          models.Cluster.lock_expires_at < now))
+            .order_by(models.Cluster.operation_at)
+            .limit(limit)
+        )
+        with api.reader() as session:
+            return list(session.scalars(query).all())
+
+    def in_statuses(self, statuses: list[str] | frozenset[str]) -> list[models.Cluster]:
+        """Every cluster (all projects) in one of ``statuses``; for periodic tasks."""
+        query = sa.select(models.Cluster).where(models.Cluster.status.in_(list(statuses)))
+        with api.reader() as session:
+            return list(session.scalars(query).all())
+
+
+clusters = ClusterRepository()

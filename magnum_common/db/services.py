@@ -1,0 +1,83 @@
+"""magnum_service rows: one per (host, binary), the heartbeat behind ``/v1/mservices``."""
+
+from __future__ import annotations
+
+import datetime
+
+import sqlalchemy as sa
+from oslo_config import cfg
+from oslo_db import exception as db_exc
+
+from magnum_common import exception
+from magnum_common.db import api, models
+
+service_opts = [
+    cfg.IntOpt(
+        "service_down_time",
+        default=180,
+        help="Seconds since a service's last heartbeat after which it is considered down.",
+    ),
+]
+cfg.CONF.register_opts(service_opts)
+
+
+class MagnumServiceRepository(api.Repository[models.MagnumService]):
+    model = models.MagnumService
+    not_found = exception.MagnumServiceNotFound
+    not_found_arg = "magnum_service_id"
+    already_exists = exception.MagnumServiceAlreadyExists
+    project_scoped = False
+
+    def get_by_host_and_binary(self, host: str, binary: str) -> models.MagnumService | None:
+        query = sa.select(models.MagnumService).where(
+            models.MagnumService.host == host, models.MagnumService.binary == binary
+        )
+        with api.reader() as session:
+            return session.scalars(query).first()
+
+    def heartbeat(self, host: str, binary: str) -> models.MagnumService:
+        """Get-or-create the row and count one report; ``last_seen_up`` becomes now."""
+        now = api.now()
+        with api.writer() as session:
+            updated = session.execute(
+                sa.update(models.MagnumService)
+                .where(models.MagnumService.host == host,
+                       models.MagnumService.binary == binary)
+                .values(report_count=models.MagnumService.report_count + 1,
+                        last_seen_up=now, updated_at=now)
+            ).rowcount
+        if not updated:
+            try:
+                with api.writer() as session:
+                    session.add(models.MagnumService(
+                        host=host, binary=binary, report_count=1, last_seen_up=now))
+            except db_exc.DBDuplicateEntry:
+                return self.heartbeat(host, binary)
+        return self.get_by_host_and_binary(host, binary)
+
+    def list_all(self) -> list[models.MagnumService]:
+        with api.reader() as session:
+            return list(session.scalars(
+                sa.select(models.MagnumService).order_by(models.MagnumService.id)).all())
+
+    def destroy_by_id(self, id_: int) -> None:
+        with api.writer() as session:
+            session.execute(sa.delete(models.MagnumService).where(models.MagnumService.id == id_))
+
+
+def is_up(service: models.MagnumService, now: datetime.datetime | None = None) -> bool:
+    """Up unless forced down or silent for longer than ``service_down_time``."""
+    if service.forced_down:
+        return False
+    last = service.last_seen_up or service.updated_at or service.created_at
+    if last is None:
+        return False
+    now = now or api.now()
+    return abs((now - last).total_seconds()) <= cfg.CONF.service_down_time
+
+
+def list_opts():
+    return [(None, service_opts)]
+
+
+magnum_services = MagnumServiceRepository()

@@ -1,0 +1,42 @@
+"""Column types: JSON stored as TEXT (the upstream schema), timezone-naive UTC datetimes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import Text
+from sqlalchemy.types import TypeDecorator
+
+
+class _JSONEncoded(TypeDecorator):
+    """JSON text; None is stored as the empty container of the declared type."""
+
+    impl = Text
+    cache_ok = True
+    python_type: type = dict
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str:
+        if value is None:
+            value = self.python_type()
+        if not isinstance(value, self.python_type):
+            raise TypeError(
+                f"{type(self).__name__} supports only {self.python_type.__name__} values, "
+                f"got {type(value).__name__}"
+            )
+        return json.dumps(value)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> Any:
+        if not value:
+            return self.python_type()
+        return json.loads(value)
+
+
+class JSONEncodedDict(_JSONEncoded):
+    cache_ok = True
+    python_type = dict
+
+
+class JSONEncodedList(_JSONEncoded):
+    cache_ok = True
+    python_type = list

@@ -1,0 +1,91 @@
+"""oslo.messaging plumbing shared by the RPC client (API) and the RPC server (conductor)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import oslo_messaging as messaging
+from oslo_config import cfg
+
+from magnum_common.context import RequestContext
+
+CONF = cfg.CONF
+
+conductor_opts = [
+    cfg.StrOpt("topic", default="magnum-conductor",
+               help="The queue the conductors listen on; the API sends every request there."),
+]
+CONF.register_opts(conductor_opts, group="conductor")
+
+#: Only our exceptions are re-raised with their class (and HTTP code) on the caller.
+ALLOWED_EXMODS = ["magnum_common.exception"]
+CONTROL_EXCHANGE = "magnum"
+
+messaging.set_transport_defaults(control_exchange=CONTROL_EXCHANGE)
+
+_transport: messaging.Transport | None = None
+_notification_transport: messaging.Transport | None = None
+
+
+class ContextSerializer(messaging.Serializer):
+    """Payloads are plain JSON types; the context travels as a dict and is rebuilt."""
+
+    def serialize_entity(self, ctxt: Any, entity: Any) -> Any:
+        return entity
+
+    def deserialize_entity(self, ctxt: Any, entity: Any) -> Any:
+        return entity
+
+    def serialize_context(self, ctxt: RequestContext) -> dict:
+        return ctxt.to_dict()
+
+    def deserialize_context(self, ctxt: dict) -> RequestContext:
+        return RequestContext.from_dict(ctxt)
+
+
+def get_transport() -> messaging.Transport:
+    global _transport
+    if _transport is None:
+        _transport = messaging.get_rpc_transport(CONF, allowed_remote_exmods=ALLOWED_EXMODS)
+    return _transport
+
+
+def get_notification_transport() -> messaging.Transport:
+    global _notification_transport
+    if _notification_transport is None:
+        _notification_transport = messaging.get_notification_transport(
+            CONF, allowed_remote_exmods=ALLOWED_EXMODS)
+    return _notification_transport
+
+
+def get_client(topic: str | None = None, server: str | None = None,
+               timeout: int | None = None) -> messaging.RPCClient:
+    target = messaging.Target(topic=topic or CONF.conductor.topic, server=server)
+    return messaging.get_rpc_client(get_transport(), target, serializer=ContextSerializer(),
+                                    timeout=timeout)
+
+
+def get_server(topic: str, server: str, endpoints: list[Any]) -> messaging.RPCServer:
+    target = messaging.Target(topic=topic, server=server)
+    return messaging.get_rpc_server(
+        get_transport(), target, endpoints, executor="threading",
+        serializer=ContextSerializer(),
+        access_policy=messaging.DefaultRPCAccessPolicy,
+    )
+
+
+def get_notifier(publisher_id: str) -> messaging.Notifier:
+    return messaging.Notifier(get_notification_transport(), publisher_id=publisher_id,
+                              serializer=ContextSerializer())
+
+
+def cleanup() -> None:
+    global _transport, _notification_transport
+    for transport in (_transport, _notification_transport):
+        if transport is not None:
+            transport.cleanup()
+    _transport = _notification_transport = None
+
+
+def list_opts():
+    return [("conductor", conductor_opts)]
