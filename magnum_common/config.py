@@ -53,6 +53,26 @@ def parse_args(argv: list[str] | None, default_config_files: list[str] | None = 
         version="0.1.0",
         default_config_files=default_config_files,
     )
+    _validate_values()
+
+
+def _validate_values() -> None:
+    """Read every registered option once so a malformed value fails at start, not later."""
+    import sys
+
+    def check(namespace) -> None:
+        for name in list(namespace):
+            try:
+                value = getattr(namespace, name)
+            except (cfg.ConfigFileValueError, cfg.NoSuchOptError, cfg.RequiredOptError) as exc:
+                if isinstance(exc, cfg.ConfigFileValueError):
+                    print(f"Error: {exc}", file=sys.stderr)
+                    raise SystemExit(1) from exc
+                continue
+            if isinstance(value, cfg.ConfigOpts.GroupAttr):
+                check(value)
+
+    check(CONF)
 
 
 def prepare_service(argv: list[str] | None = None) -> None:

@@ -23,8 +23,15 @@ from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import models
 from magnum_common.utils import generate_uuid, is_uuid_like
 
-_facade = enginefacade.transaction_context()
-_facade.configure(sqlite_fk=False, expire_on_commit=False)
+
+
+def _new_facade() -> enginefacade._TransactionContextManager:
+    facade = enginefacade.transaction_context()
+    facade.configure(sqlite_fk=False, expire_on_commit=False)
+    return facade
+
+
+_facade = _new_facade()
 
 ModelT = TypeVar("ModelT", bound=models.Base)
 
@@ -34,8 +41,18 @@ def get_engine() -> sa.engine.Engine:
 
 
 def dispose_engine() -> None:
-    """Drop pooled connections (after fork, or in tests switching databases)."""
+    """Drop pooled connections (after fork)."""
     _facade.dispose_pool()
+
+
+def reset_engine() -> None:
+    """Forget the engine so the next use connects with the current ``[database]`` options."""
+    global _facade
+    try:
+        _facade.dispose_pool()
+    except Exception:  # never started: nothing to dispose
+        pass
+    _facade = _new_facade()
 
 
 @contextlib.contextmanager

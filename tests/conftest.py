@@ -1,0 +1,124 @@
+"""Shared fixtures: configuration and real databases (SQLite, MariaDB, PostgreSQL).
+
+``db`` gives each test a freshly migrated SQLite database (a copy of one migrated once per
+session). ``db_any`` runs the test once per backend against the machine's MariaDB and
+PostgreSQL as well; each backend's database is created and migrated once per session (per
+xdist worker) and emptied between tests.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+import sqlalchemy as sa
+from oslo_config import cfg
+
+from magnum_common import config as magnum_config
+from magnum_common.db import api as db_api
+from magnum_common.db import migration, models
+
+CONF = cfg.CONF
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+MYSQL_SERVER = os.environ.get("MAGNUM_TEST_MYSQL", "mysql+pymysql://root@127.0.0.1:3306")
+PG_SERVER = os.environ.get("MAGNUM_TEST_POSTGRESQL", "postgresql+psycopg2://postgres@127.0.0.1:5432")
+BACKENDS = ("sqlite", "mysql", "postgresql")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _config():
+    """Parse an empty command line once so every registered option is readable."""
+    magnum_config.parse_args([], default_config_files=[])
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _reset_overrides():
+    yield
+    CONF.reset()
+    CONF.clear_override("connection", "database")
+
+
+def _use(url: str) -> None:
+    CONF.set_override("connection", url, "database")
+    db_api.reset_engine()
+
+
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("db") / "template.sqlite"
+    _use(f"sqlite:///{path}")
+    migration.upgrade()
+    db_api.reset_engine()
+    return str(path)
+
+
+@pytest.fixture
+def db(_sqlite_template, tmp_path) -> str:
+    """A migrated, empty SQLite database configured as ``[database] connection``."""
+    path = tmp_path / "magnum.sqlite"
+    shutil.copy(_sqlite_template, path)
+    url = f"sqlite:///{path}"
+    _use(url)
+    yield url
+    db_api.reset_engine()
+
+
+def _server_database(server: str, name: str) -> str:
+    """Create (or re-create) database ``name`` on a server; fail loudly if it is down."""
+    engine = sa.create_engine(f"{server}/{'postgres' if 'postgres' in server else ''}",
+                              isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name}"))
+            conn.execute(sa.text(f"CREATE DATABASE {name}"))
+    except sa.exc.OperationalError as exc:
+        pytest.fail(f"database server {server} is not reachable: {exc.orig}", pytrace=False)
+    finally:
+        engine.dispose()
+    suffix = "?charset=utf8mb4" if server.startswith("mysql") else ""
+    return f"{server}/{name}{suffix}"
+
+
+@pytest.fixture(scope="session")
+def _server_databases() -> dict[str, str]:
+    """Per-worker databases on MariaDB and PostgreSQL, created and migrated lazily."""
+    return {}
+
+
+def _backend_url(backend: str, cache: dict[str, str]) -> str:
+    if backend not in cache:
+        server = MYSQL_SERVER if backend == "mysql" else PG_SERVER
+        url = _server_database(server, f"magnum_test_{WORKER}")
+        _use(url)
+        migration.upgrade()
+        cache[backend] = url
+    return cache[backend]
+
+
+def _empty_all_tables() -> None:
+    with db_api.writer() as session:
+        for table in reversed(models.Base.metadata.sorted_tables):
+            session.execute(table.delete())
+
+
+@pytest.fixture(params=BACKENDS)
+def db_any(request, _server_databases, tmp_path, _sqlite_template) -> str:
+    """The test runs once per backend: SQLite, MariaDB, PostgreSQL (all real)."""
+    backend = request.param
+    if backend == "sqlite":
+        path = tmp_path / "magnum.sqlite"
+        shutil.copy(_sqlite_template, path)
+        url = f"sqlite:///{path}"
+        _use(url)
+    else:
+        url = _backend_url(backend, _server_databases)
+        _use(url)
+        _empty_all_tables()
+    yield url
+    db_api.reset_engine()
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "localcloud: needs the local cloud (devstack/local)")
