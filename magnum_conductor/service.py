@@ -1,0 +1,118 @@
+"""One conductor process: RPC server, heartbeat, reconciler, status sync, health polls.
+
+Identity: the host (``[DEFAULT] host``, the magnum_service row shown by mservices), the
+worker index on that host, and a random suffix; the whole string is the lease owner, so
+leases are per process and a restarted process never mistakes an older lease for its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import cotyledon
+from oslo_log import log as logging
+
+from magnum_common import rpc, utils
+from magnum_common.db import api as db_api
+from magnum_common.db.services import magnum_services
+from magnum_conductor.conf import BINARY, CONF
+from magnum_conductor.endpoints import ConductorEndpoint
+from magnum_conductor.executor import Executor
+from magnum_conductor.health import HealthPoller
+from magnum_conductor.periodic import PeriodicLoop
+from magnum_conductor.reconciler import Reconciler
+from magnum_conductor.status_sync import StatusSync
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class Identity:
+    host: str
+    worker: int
+    workers: int
+    id: str
+
+    @classmethod
+    def create(cls, worker: int = 0, workers: int = 1) -> Identity:
+        host = CONF.host
+        return cls(host, worker, workers, f"{host}:{worker}:{utils.short_id()}")
+
+
+class Conductor:
+    """Everything one conductor process runs; start() / stop() (tests run it in-process)."""
+
+    def __init__(self, worker: int = 0, workers: int = 1) -> None:
+        self.identity = Identity.create(worker, workers)
+        self.executor = Executor(self.identity.id)
+        self.endpoint = ConductorEndpoint(self.executor)
+        self.reconciler = Reconciler(self.executor)
+        self.sync = StatusSync(self.executor, self.identity.host, worker, workers)
+        self.health = HealthPoller(self.sync.partition)
+        self.server = None
+        self.loops: list[PeriodicLoop] = []
+
+    def heartbeat(self) -> None:
+        magnum_services.heartbeat(self.identity.host, BINARY)
+
+    def start(self) -> None:
+        LOG.info("Conductor %s starting (topic %s)", self.identity.id, CONF.conductor.topic)
+        try:
+            self.heartbeat()
+        except Exception:
+            LOG.exception("First heartbeat failed; the heartbeat loop keeps trying")
+        self.server = rpc.get_server(CONF.conductor.topic, self.identity.id, [self.endpoint])
+        self.server.start()
+        opts = CONF.conductor
+        self.loops = [
+            PeriodicLoop("heartbeat", opts.report_interval, self.heartbeat,
+                         initial_delay=opts.report_interval),
+            PeriodicLoop("reconciler", opts.reconcile_interval, self.reconciler.run_once,
+                         initial_delay=1.0),
+            PeriodicLoop("status-sync", opts.sync_interval, self.sync.run_once),
+        ]
+        if CONF.kubernetes.health_polling_interval >= 0:
+            self.loops.append(PeriodicLoop("health", max(1, CONF.kubernetes.
+                                                         health_polling_interval),
+                                           self.health.run_once))
+        for loop in self.loops:
+            loop.start()
+
+    def stop(self) -> None:
+        for loop in self.loops:
+            loop.stop(timeout=5)
+        if self.server is not None:
+            self.server.stop()
+            self.server.wait()
+        self.reconciler.stop()
+        LOG.info("Conductor %s stopped", self.identity.id)
+
+
+class ConductorService(cotyledon.Service):
+    """A cotyledon worker wrapping one Conductor."""
+
+    name = BINARY
+
+    def __init__(self, worker_id: int, workers: int) -> None:
+        super().__init__(worker_id)
+        db_api.dispose_engine()  # never share pooled connections across fork
+        self.conductor = Conductor(worker_id, workers)
+
+    def run(self) -> None:
+        self.conductor.start()
+
+    def terminate(self) -> None:
+        self.conductor.stop()
+        rpc.cleanup()
+
+
+def workers() -> int:
+    return CONF.conductor.workers or os.cpu_count() or 1
+
+
+def launch() -> cotyledon.ServiceManager:
+    count = workers()
+    manager = cotyledon.ServiceManager()
+    manager.add(ConductorService, workers=count, args=(count,))
+    return manager
