@@ -1,0 +1,1 @@
+"""The Magnum REST API (v1): a pecan application behind a paste pipeline."""

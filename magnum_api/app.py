@@ -1,0 +1,83 @@
+"""The WSGI application: the pecan app, and the paste pipeline that wraps it."""
+
+from __future__ import annotations
+
+import os
+
+import pecan
+from oslo_config import cfg
+from paste import deploy
+
+from magnum_api import hooks
+from magnum_api.middleware.errors import ParsableErrorMiddleware
+
+CONF = cfg.CONF
+
+app_opts = [
+    cfg.StrOpt("api_paste_config", default="api-paste.ini",
+               help="Paste configuration of the API pipeline, looked up in the configuration "
+               "directories, then in the source tree's etc/."),
+]
+auth_opts = [
+    cfg.StrOpt("auth_strategy", default="keystone", choices=["keystone", "noauth"],
+               help="keystone: validate Keystone tokens (keystonemiddleware). noauth: trust "
+               "the X-User-Id / X-Project-Id / X-Roles headers; for development only."),
+]
+CONF.register_opts(app_opts, group="api")
+CONF.register_opts(auth_opts)
+
+_SOURCE_PASTE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "etc", "api-paste.ini")
+
+
+def setup_app() -> ParsableErrorMiddleware:
+    """The pecan application wrapped in the error-envelope middleware."""
+    from magnum_api.controllers.root import RootController
+
+    app = pecan.make_app(
+        RootController(),
+        hooks=[hooks.ContextHook(), hooks.ErrorHook(), hooks.MicroversionHook()],
+        force_canonical=False,
+        guess_content_type_from_ext=False,
+        logging=False,
+        debug=False,
+    )
+    return ParsableErrorMiddleware(app)
+
+
+def app_factory(global_config, **local_conf):
+    """paste.app_factory for the innermost application."""
+    return setup_app()
+
+
+def pipeline_factory(loader, global_conf, **local_conf):
+    """Picks the ``keystone`` or ``noauth`` pipeline from ``[DEFAULT] auth_strategy``."""
+    names = local_conf[CONF.auth_strategy].split()
+    filters = [loader.get_filter(name) for name in names[:-1]]
+    app = loader.get_app(names[-1])
+    for wrap in reversed(filters):
+        app = wrap(app)
+    return app
+
+
+def paste_config_path() -> str:
+    try:
+        found = CONF.find_file(CONF.api.api_paste_config)
+    except cfg.NotInitializedError:  # configuration not parsed (embedded use, tests)
+        found = None
+    if found:
+        return os.path.abspath(found)
+    if os.path.isabs(CONF.api.api_paste_config) and os.path.exists(CONF.api.api_paste_config):
+        return CONF.api.api_paste_config
+    if os.path.exists(_SOURCE_PASTE):
+        return _SOURCE_PASTE
+    raise cfg.ConfigFilesNotFoundError([CONF.api.api_paste_config])
+
+
+def load_app():
+    """The whole pipeline (``main`` in the paste file), as served by magnum-api / uWSGI."""
+    return deploy.loadapp(f"config:{paste_config_path()}", name="main")
+
+
+def list_opts():
+    return [(None, auth_opts), ("api", app_opts)]

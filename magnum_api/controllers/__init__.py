@@ -1,0 +1,1 @@
+"""pecan controllers: the root (version discovery) and API v1."""

@@ -1,0 +1,36 @@
+"""``GET /``: version discovery; any other path is served by v1."""
+
+from __future__ import annotations
+
+import pecan
+from pecan import rest
+
+from magnum_api import microversion
+from magnum_api.controllers import base
+from magnum_api.controllers.v1 import V1Controller
+
+
+class RootController(rest.RestController):
+    v1 = V1Controller()
+
+    @pecan.expose()
+    def get(self):
+        return base.respond({
+            "name": "OpenStack Magnum API",
+            "description": "Magnum is an OpenStack project which aims to provide container "
+                           "cluster management.",
+            "versions": [{
+                "id": "v1",
+                "status": "CURRENT",
+                "min_version": str(microversion.MIN_VERSION),
+                "max_version": str(microversion.MAX_VERSION),
+                "links": [{"href": f"{base.base_url()}/v1/", "rel": "self"}],
+            }],
+        })
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        """``/clusters`` is served as ``/v1/clusters``."""
+        if args and args[0] and args[0] != "v1":
+            args = ["v1", *args]
+        return super()._route(args, request)

@@ -1,0 +1,66 @@
+"""API v1: microversion negotiation, ``GET /v1`` and the resource controllers."""
+
+from __future__ import annotations
+
+import pecan
+from pecan import rest
+
+from magnum_api import errors, microversion
+from magnum_api.controllers import base
+from magnum_api.controllers.v1 import (
+    certificates,
+    cluster_templates,
+    clusters,
+    credentials,
+    federations,
+    magnum_services,
+    quotas,
+    stats,
+)
+
+_RESOURCES = ("clustertemplates", "clusters", "quotas", "certificates", "mservices", "stats",
+              "federations", "nodegroups", "credentials")
+DOCS_URL = "http://docs.openstack.org/developer/magnum/dev/api-spec-v1.html"
+
+
+class V1Controller(rest.RestController):
+    clustertemplates = cluster_templates.ClusterTemplatesController()
+    clusters = clusters.ClustersController()
+    quotas = quotas.QuotasController()
+    certificates = certificates.CertificatesController()
+    mservices = magnum_services.MagnumServicesController()
+    stats = stats.StatsController()
+    federations = federations.FederationsController()
+    credentials = credentials.CredentialsController()
+
+    @pecan.expose()
+    def get(self):
+        url = base.base_url()
+        body = {
+            "id": "v1",
+            "media_types": [{"base": "application/json",
+                             "type": "application/vnd.openstack.magnum.v1+json"}],
+            "links": [{"href": f"{url}/v1/", "rel": "self"},
+                      {"href": DOCS_URL, "rel": "describedby", "type": "text/html"}],
+        }
+        for name in _RESOURCES:
+            if name == "nodegroups":
+                path = "clusters/{cluster_id}/nodegroups"
+            else:
+                path = f"{name}/"
+            body[name] = [{"href": f"{url}/v1/{path}", "rel": "self"},
+                          {"href": f"{url}/{path}", "rel": "bookmark"}]
+        return base.respond(body)
+
+    @pecan.expose()
+    def _route(self, args, request=None):
+        request = request or pecan.request
+        try:
+            version = microversion.parse(request.headers.get(microversion.HEADER))
+        except microversion.MalformedVersion:
+            raise errors.RoutingError(406) from None
+        except microversion.UnsupportedVersion as err:
+            request.environ[microversion.ENVIRON_KEY] = err.version
+            raise
+        request.environ[microversion.ENVIRON_KEY] = version
+        return super()._route(args, request)

@@ -1,0 +1,171 @@
+"""``/v1/clustertemplates``: create, list, show, JSON-patch and delete cluster templates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pecan
+from pecan import rest
+
+from magnum_api import policy
+from magnum_api.controllers import base
+from magnum_api.schemas import cluster_template as schema
+from magnum_api.schemas import patch as jsonpatch_schema
+from magnum_api.schemas import types
+from magnum_api.validation import template as rules
+from magnum_api.validation.openstack import Services
+from magnum_common import exception, utils
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.db.clusters import clusters
+
+PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
+
+
+def _widen_for_admin(ctx, rule: str) -> None:
+    """Admins see every project once they also pass the ``*_all_projects`` rule."""
+    if ctx.is_admin:
+        policy.authorize(ctx, rule)
+        ctx.all_tenants = True
+
+
+def lookup_visible(ctx, ident: str):
+    """A template as the caller may see it: other projects' hidden templates are 404."""
+    row = cluster_templates.get(ctx, ident)
+    if (row.hidden and not ctx.is_admin and row.project_id != ctx.project_id):
+        raise exception.ClusterTemplateNotFound(clustertemplate=ident)
+    return row
+
+
+class ClusterTemplatesController(rest.RestController):
+    _custom_actions = {"detail": ["GET"]}
+
+    def _collection(self, rule: str, path: str) -> Any:
+        params = base.check_query(PAGE_PARAMS)
+        page = base.Page(params)
+        ctx = base.context()
+        policy.authorize(ctx, rule)
+        _widen_for_admin(ctx, rule + "_all_projects")
+        rows = cluster_templates.list(ctx, limit=page.limit, marker=page.marker,
+                                      sort_key=page.sort_key, sort_dir=page.sort_dir)
+        url = base.base_url()
+        items = [schema.view(row, url) for row in rows]
+        return base.respond(page.collection("clustertemplates", items, path,
+                                            rows[-1].uuid if rows else None))
+
+    @pecan.expose()
+    def get_all(self, **_):
+        return self._collection("clustertemplate:get_all", "clustertemplates")
+
+    @pecan.expose()
+    def detail(self, *remainder, **_):
+        if remainder:
+            raise exception.ClusterTemplateNotFound(clustertemplate="detail")
+        return self._collection("clustertemplate:detail", "clustertemplates/detail")
+
+    @pecan.expose()
+    def get_one(self, ident, **_):
+        base.check_query()
+        ctx = base.context()
+        _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
+        row = lookup_visible(ctx, ident)
+        if not row.public:
+            policy.authorize(ctx, "clustertemplate:get", row.as_dict())
+        return base.respond(schema.view(row, base.base_url()))
+
+    @pecan.expose()
+    def post(self, **_):
+        base.check_query()
+        _, body = base.parse_object(schema.ClusterTemplatePost, "cluster_template")
+        ctx = base.context()
+        values = {k: v for k, v in body.items() if v is not None}
+        coe = values["coe"]
+        rules.check_server_type(values.get("server_type"))
+        values.setdefault("network_driver", rules.default_network_driver(coe))
+        rules.check_network_driver(coe, values.get("network_driver"))
+        rules.check_volume_driver(coe, values.get("volume_driver"))
+        rules.check_docker_volume(values.get("docker_storage_driver"),
+                                  values.get("docker_volume_size"))
+        services = Services(ctx)
+        server_type = values.setdefault("server_type", "vm")
+        os_distro, image_driver = services.os_distro(values["image_id"])
+        if os_distro is not None:
+            values["cluster_distro"] = os_distro
+        _, driver_name = rules.resolve_driver(
+            server_type, values.get("cluster_distro"), coe,
+            values.get("driver") or image_driver)
+        values["driver"] = driver_name
+        policy.authorize(ctx, "clustertemplate:create")
+        labels = types.stringify_labels(values.get("labels")) or {}
+        values["labels"] = labels
+        rules.check_resources(services, values, labels)
+        for flag, default in schema.BOOLEAN_DEFAULTS.items():
+            values.setdefault(flag, default)
+        if values["public"] or values["hidden"]:
+            policy.authorize(ctx, "clustertemplate:publish",
+                             exc=exception.ClusterTemplatePublishDenied)
+        values.setdefault("name", utils.generate_name("template"))
+        values["project_id"] = ctx.project_id
+        values["user_id"] = ctx.user_id
+        for key in ("created_at", "updated_at", "links"):
+            values.pop(key, None)
+        row = cluster_templates.create(ctx, values)
+        url = base.base_url()
+        return base.respond(schema.view(row, url), status=201,
+                            headers={"Location": f"{url}/v1/clustertemplates/{row.uuid}"})
+
+    @pecan.expose()
+    def patch(self, ident, **_):
+        base.check_query()
+        ops = jsonpatch_schema.check_ops(
+            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL,
+            schema.NON_REMOVABLE)
+        ctx = base.context()
+        _widen_for_admin(ctx, "clustertemplate:update_all_projects")
+        row = lookup_visible(ctx, ident)
+        policy.authorize(ctx, "clustertemplate:update", row.as_dict())
+        doc = schema.patch_document(row)
+        patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
+        patched = jsonpatch_schema.revalidate(schema.ClusterTemplatePost, patched,
+                                              "cluster_template")
+        patched["labels"] = types.stringify_labels(patched.get("labels")) or {}
+        changed = {k: patched[k] for k in schema.FIELDS if patched.get(k) != doc.get(k)}
+        for key in ("uuid", "project_id", "user_id"):
+            changed.pop(key, None)
+        coe = patched["coe"]
+        rules.check_network_driver(coe, patched.get("network_driver"))
+        rules.check_volume_driver(coe, patched.get("volume_driver"))
+        rules.check_docker_volume(patched.get("docker_storage_driver"),
+                                  patched.get("docker_volume_size"))
+        if "public" in changed or "hidden" in changed:
+            policy.authorize(ctx, "clustertemplate:publish",
+                             exc=exception.ClusterTemplatePublishDenied)
+        if changed and clusters.count_template_users(None, row.uuid):
+            self._check_in_use(row, changed)
+        services = Services(ctx)
+        rules.check_resources(services, patched, row.labels)
+        if changed:
+            row = cluster_templates.update(ctx, row.uuid, changed)
+        return base.respond(schema.view(row, base.base_url()))
+
+    @staticmethod
+    def _check_in_use(row, changed: dict[str, Any]) -> None:
+        """A template used by clusters may only be renamed, published, hidden or tagged."""
+        keys = set(changed)
+        allowed = (keys == {"name"}
+                   or (keys == {"public"} and changed["public"] is True)
+                   or keys == {"hidden"}
+                   or (keys == {"tags"} and changed["tags"] is not None))
+        if not allowed:
+            raise exception.ClusterTemplateReferenced(clustertemplate=row.uuid)
+
+    @pecan.expose()
+    def delete(self, ident, **_):
+        base.check_query()
+        ctx = base.context()
+        _widen_for_admin(ctx, "clustertemplate:delete_all_projects")
+        row = lookup_visible(ctx, ident)
+        policy.authorize(ctx, "clustertemplate:delete", row.as_dict())
+        if clusters.count_template_users(None, row.uuid):
+            raise exception.ClusterTemplateReferenced(clustertemplate=row.uuid)
+        cluster_templates.destroy(ctx, row.uuid)
+        return base.no_content()

@@ -1,0 +1,5 @@
+from pecan import rest
+
+
+class ClustersController(rest.RestController):
+    pass

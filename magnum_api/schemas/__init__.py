@@ -1,0 +1,1 @@
+"""Request schemas (WSME types) and response views, one module per resource."""

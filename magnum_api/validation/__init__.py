@@ -1,0 +1,1 @@
+"""Input validation the API performs before anything is written or sent to a conductor."""

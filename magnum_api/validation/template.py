@@ -1,0 +1,151 @@
+"""Cluster template rules: drivers for the COE, storage, driver resolution, resources."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from oslo_config import cfg
+
+from drivers import registry
+from magnum_api.validation.openstack import Services
+from magnum_common import exception
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+template_opts = [
+    cfg.ListOpt("kubernetes_allowed_network_drivers", default=["flannel", "calico"],
+                help="Network drivers templates may use; 'all' allows every supported one."),
+    cfg.StrOpt("kubernetes_default_network_driver", default="flannel",
+               help="Network driver of templates that name none."),
+]
+boot_volume_opts = [
+    cfg.IntOpt("default_boot_volume_size", default=0, min=0,
+               help="Boot volume size (GB) of nodes whose labels give none; 0 boots from "
+               "the flavor's root disk, which must then exist."),
+]
+driver_opts = [
+    cfg.StrOpt("default_driver",
+               help="Driver stored on templates whose body and image name none; default: "
+               "the first installed driver (by name) serving the template's type."),
+]
+CONF.register_opts(template_opts, group="cluster_template")
+for _group, _opts in (("cinder", boot_volume_opts), ("drivers", driver_opts)):
+    try:
+        CONF.register_opts(_opts, group=_group)
+    except cfg.DuplicateOptError:  # declared identically by a sibling package
+        LOG.debug("options of [%s] already registered", _group)
+
+SUPPORTED_NETWORK_DRIVERS = {"kubernetes": ("flannel", "calico", "cilium")}
+SUPPORTED_VOLUME_DRIVERS = {"kubernetes": ("cinder",)}
+SUPPORTED_SERVER_TYPES = ("vm", "bm")
+
+
+def default_network_driver(coe: str) -> str | None:
+    return CONF.cluster_template.kubernetes_default_network_driver if coe == "kubernetes" \
+        else None
+
+
+def check_server_type(server_type: str | None) -> None:
+    if server_type is not None and server_type not in SUPPORTED_SERVER_TYPES:
+        raise exception.InvalidParameterValue(
+            err=f"Server type {server_type} is not supported, expecting a vm/bm/unspecified "
+            "server type.")
+
+
+def check_network_driver(coe: str, driver: str | None) -> None:
+    if driver is None:
+        return
+    supported = SUPPORTED_NETWORK_DRIVERS.get(coe, ())
+    if driver not in supported:
+        raise exception.InvalidParameterValue(
+            err=f"Network driver type {driver} is not supported, expecting a "
+            f"{'/'.join(supported)}/unspecified network driver.")
+    allowed = CONF.cluster_template.kubernetes_allowed_network_drivers
+    if "all" not in allowed and driver not in allowed:
+        raise exception.InvalidParameterValue(
+            err=f"Network driver type {driver} is not allowed, expecting a "
+            f"{'/'.join(allowed)}/unspecified network driver. ")
+
+
+def check_volume_driver(coe: str, driver: str | None) -> None:
+    if driver is None:
+        return
+    supported = SUPPORTED_VOLUME_DRIVERS.get(coe, ())
+    if driver not in supported:
+        raise exception.InvalidParameterValue(
+            err=f"Volume driver type {driver} is not supported, expecting a "
+            f"{'/'.join(supported)}/unspecified volume driver.")
+
+
+def check_docker_volume(storage_driver: str | None, size: int | None) -> None:
+    if storage_driver == "devicemapper" and size is not None and size < 3:
+        raise exception.InvalidParameterValue(
+            err=f"docker volume size {size} GB is not valid, expecting minimum value 3GB for "
+            "devicemapper storage driver.")
+
+
+def boot_volume_size(labels: dict[str, Any] | None) -> int:
+    value = (labels or {}).get("boot_volume_size")
+    try:
+        return int(value) if value not in (None, "") else CONF.cinder.default_boot_volume_size
+    except (TypeError, ValueError):
+        raise exception.InvalidParameterValue(
+            err=f"boot_volume_size label must be an integer, got {value!r}") from None
+
+
+def driver_name_of(driver: Any) -> str | None:
+    for name, candidate in registry.all_drivers().items():
+        if candidate is driver:
+            return name
+    return getattr(driver, "name", None) or None
+
+
+def resolve_driver(server_type: str, os_distro: str | None, coe: str,
+                   requested: str | None) -> tuple[Any, str | None]:
+    """The driver serving the template and the name stored in its ``driver`` field."""
+    if requested:
+        driver = registry.get_driver(server_type, os_distro, coe, requested)
+        return driver, requested
+    if CONF.drivers.default_driver:
+        try:
+            driver = registry.get_driver(server_type, os_distro, coe,
+                                         CONF.drivers.default_driver)
+        except exception.ClusterDriverNotSupported:
+            driver = None
+        if driver is not None and any(
+                (p.server_type, p.os, p.coe) == (server_type, os_distro, coe)
+                for p in driver.provides):
+            return driver, CONF.drivers.default_driver
+    for name in sorted(registry.all_drivers()):
+        candidate = registry.all_drivers()[name]
+        if any((p.server_type, p.os, p.coe) == (server_type, os_distro, coe)
+               for p in candidate.provides):
+            return registry.get_driver(server_type, os_distro, coe, name), name
+    driver = registry.get_driver(server_type, os_distro, coe)  # raises the right 400
+    return driver, driver_name_of(driver)
+
+
+def check_resources(services: Services, values: dict[str, Any], labels: dict | None) -> None:
+    """Image, flavors, networks and subnet of a template (or a cluster's effective ones)."""
+    if values.get("image_id"):
+        services.image(values["image_id"])
+    for key in ("flavor_id", "master_flavor_id"):
+        if values.get(key):
+            services.flavor(values[key])
+    if values.get("external_network_id"):
+        services.external_network(values["external_network_id"])
+    if values.get("fixed_network"):
+        services.fixed_network(values["fixed_network"])
+    if values.get("fixed_subnet"):
+        services.fixed_subnet(values["fixed_subnet"])
+    size = boot_volume_size(labels)
+    for key in ("flavor_id", "master_flavor_id"):
+        if values.get(key):
+            services.check_root_disk(values[key], size)
+
+
+def list_opts():
+    return [("cluster_template", template_opts), ("cinder", boot_volume_opts),
+            ("drivers", driver_opts)]
