@@ -324,14 +324,28 @@ def _importable(module: str) -> bool:
         return False
 
 
-def test_project_options_are_registered_through_the_generator_entry_points():
+def test_only_the_named_groups_are_registered_from_the_generator_entry_points():
     conf = cfg.ConfigOpts()
 
-    problems = status.register_project_options(conf)
+    problems = status.register_project_options(conf, ("conductor",))
 
-    assert "host" in conf and "state_path" in conf  # namespace magnum.common
+    assert "topic" in conf.conductor  # [conductor] topic, namespace magnum.common
+    assert "host" not in conf  # [DEFAULT] was not asked for
     failed = {problem.split(":")[0] for problem in problems}
     for namespace, module in (("magnum.api", "magnum_api.opts"),
                               ("magnum.conductor", "magnum_conductor.opts"),
                               ("magnum.drivers", "drivers.opts")):
-        assert (namespace in failed) == (not _importable(module)), problems
+        if not _importable(module):
+            assert namespace in failed, problems
+
+
+def test_conductor_options_are_read_when_the_conductor_declares_them():
+    conf = cfg.ConfigOpts()
+    problems = status.register_project_options(conf, ("cluster_heat", "certificates"))
+
+    if _importable("magnum_conductor.opts") and not any(
+            p.startswith("magnum.conductor") for p in problems):
+        assert conf.cluster_heat.create_timeout == status.DEFAULT_CREATE_TIMEOUT_MINUTES
+        assert conf.certificates.cert_manager_type == status.DEFAULT_CERT_MANAGER
+    else:
+        assert "cluster_heat" not in conf
