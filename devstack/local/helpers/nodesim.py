@@ -165,6 +165,8 @@ class Simulator:
             key = (sid, r["resource_name"])
             if not self.due(key):
                 continue
+            if r["resource_type"] in DEPLOY_TYPES and not r.get("physical_resource_id"):
+                continue  # handle_create still running: a signal now would be rejected
             try:
                 if r["resource_type"] in WAIT_TYPES:
                     self.signal_wait_condition(stack, path, r, by_name, node_name)

@@ -36,7 +36,34 @@ def all_known_services():
 
 # ----------------------------------------------------------------------------- up
 
+class _Lock:
+    """One `up`/`down` at a time per state directory (parallel test workers call `up`)."""
+
+    def __init__(self, layout):
+        layout.mkdirs()
+        self.path = os.path.join(layout.root, ".lock")
+
+    def __enter__(self):
+        import fcntl
+
+        self.f = open(self.path, "a")
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log("another localcloud up/down is running; waiting for it")
+            fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
 def cmd_up(args):
+    with _Lock(Layout()):
+        return _up(args)
+
+
+def _up(args):
     layout = Layout()
     tier = args.tier
     previous = layout.read_tier()
@@ -78,6 +105,11 @@ def _down(layout):
 
 def cmd_down(args):
     layout = Layout()
+    with _Lock(layout):
+        return _cmd_down(layout, args)
+
+
+def _cmd_down(layout, args):
     stopped = _down(layout)
     log("stopped: %s" % (", ".join(stopped) if stopped else "nothing was running"))
     if args.purge:

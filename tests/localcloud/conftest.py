@@ -1,0 +1,160 @@
+"""Fixtures for the tests of the local cloud itself (devstack/local).
+
+Every test here needs the real services: the session fixture ``localcloud`` runs
+``devstack/local/localcloud up`` when ``localcloud status`` says the cloud is not up (``up`` is
+idempotent and serialised by a lock, so parallel xdist workers are fine). All tests in this
+folder carry the ``localcloud`` marker; deselect them with ``-m "not localcloud"``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+LOCALCLOUD = REPO / "devstack" / "local" / "localcloud"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+UP_TIMEOUT = int(os.environ.get("LOCALCLOUD_UP_TIMEOUT", "1500"))
+STACK_TIMEOUT = int(os.environ.get("LOCALCLOUD_STACK_TIMEOUT", "300"))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "localcloud: needs the local cloud (devstack/local)")
+
+
+def pytest_collection_modifyitems(config, items):
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.localcloud)
+
+
+def _status() -> dict:
+    res = subprocess.run([str(LOCALCLOUD), "status", "--json"], capture_output=True, text=True,
+                         timeout=120)
+    try:
+        return json.loads(res.stdout)
+    except ValueError:
+        return {"up": False, "raw": res.stdout + res.stderr}
+
+
+@pytest.fixture(scope="session")
+def localcloud() -> dict:
+    """The running local cloud: {'state_dir', 'clouds', 'status'}; started if needed."""
+    status = _status()
+    if not status.get("up"):
+        res = subprocess.run([str(LOCALCLOUD), "up"], capture_output=True, text=True,
+                             timeout=UP_TIMEOUT)
+        if res.returncode != 0:
+            pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
+                        pytrace=False)
+        status = _status()
+        if not status.get("up"):
+            pytest.fail("localcloud is not up after `localcloud up`:\n%s"
+                        % json.dumps(status, indent=1), pytrace=False)
+    state = Path(status["state_dir"])
+    clouds = yaml.safe_load((state / "clouds.yaml").read_text())["clouds"]
+    return {"state_dir": state, "clouds": clouds, "status": status}
+
+
+def _session(cloud: dict):
+    from keystoneauth1 import loading, session
+
+    auth = loading.get_plugin_loader("password").load_from_options(**cloud["auth"])
+    return session.Session(auth=auth)
+
+
+@pytest.fixture(scope="session")
+def demo_session(localcloud):
+    return _session(localcloud["clouds"]["localcloud-demo"])
+
+
+@pytest.fixture(scope="session")
+def admin_session(localcloud):
+    return _session(localcloud["clouds"]["localcloud-admin"])
+
+
+@pytest.fixture(scope="session")
+def heat_demo(demo_session):
+    from heatclient import client as heat_client
+
+    return heat_client.Client("1", session=demo_session, region_name="RegionOne")
+
+
+@pytest.fixture(scope="session")
+def heat_admin(admin_session):
+    from heatclient import client as heat_client
+
+    return heat_client.Client("1", session=admin_session, region_name="RegionOne")
+
+
+@pytest.fixture
+def stack_name(request) -> str:
+    """A unique stack name for this test (xdist workers share the cloud)."""
+    return "lc-%s-%s" % (request.node.name.replace("_", "-")[:30], uuid.uuid4().hex[:6])
+
+
+def template(name: str) -> str:
+    return (TEMPLATES / name).read_text()
+
+
+def wait_stack(heat, stack_id: str, timeout: int = STACK_TIMEOUT):
+    """Poll until the stack leaves *_IN_PROGRESS; returns (stack, seconds)."""
+    t0 = time.monotonic()
+    while True:
+        stack = heat.stacks.get(stack_id)
+        if not stack.stack_status.endswith("_IN_PROGRESS"):
+            return stack, time.monotonic() - t0
+        if time.monotonic() - t0 > timeout:
+            pytest.fail("stack %s still %s after %ds" % (stack_id, stack.stack_status, timeout))
+        time.sleep(1)
+
+
+def wait_deleted(heat, stack_id: str, timeout: int = STACK_TIMEOUT) -> float:
+    from heatclient import exc
+
+    t0 = time.monotonic()
+    while True:
+        try:
+            stack = heat.stacks.get(stack_id)
+        except exc.HTTPNotFound:
+            return time.monotonic() - t0
+        if stack.stack_status == "DELETE_COMPLETE":
+            return time.monotonic() - t0
+        if stack.stack_status == "DELETE_FAILED":
+            pytest.fail("delete failed: %s" % stack.stack_status_reason)
+        if time.monotonic() - t0 > timeout:
+            pytest.fail("stack %s still %s after %ds" % (stack_id, stack.stack_status, timeout))
+        time.sleep(1)
+
+
+def outputs(stack) -> dict:
+    return {o["output_key"]: o["output_value"] for o in stack.outputs or []}
+
+
+@pytest.fixture
+def stacks(heat_demo):
+    """Stacks created by a test; deleted at teardown whatever happened."""
+    created: list[str] = []
+    yield created
+    for sid in created:
+        try:
+            heat_demo.stacks.delete(sid)
+        except Exception:
+            pass
+
+
+@pytest.fixture(scope="session")
+def lc():
+    """Helpers for the test modules (importlib import mode: they cannot import conftest)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(template=template, wait_stack=wait_stack, wait_deleted=wait_deleted,
+                           outputs=outputs, TEMPLATES=TEMPLATES, LOCALCLOUD=LOCALCLOUD)
