@@ -7,6 +7,7 @@ plugin's own work is real: magnum.conf and the uWSGI ini are written to the sand
 
 from __future__ import annotations
 
+import base64
 import configparser
 import os
 import pathlib
@@ -143,6 +144,8 @@ def test_magnum_conf_carries_what_the_services_need(sandbox):
     assert conf.get("trust", "trustee_domain_admin_password") == "service-secret"
     assert conf.get("certificates", "cert_manager_type") == "x509keypair"
     assert conf.get("heat_client", "region_name") == "RegionOne"
+    key = base64.urlsafe_b64decode(conf.get("crypto", "encryption_key"))
+    assert len(key) == 32
 
 
 def test_api_paste_and_uwsgi_config_are_installed(sandbox):
@@ -209,12 +212,14 @@ def test_barbican_enabled_selects_barbican_cert_storage(sandbox):
 def test_explicit_cert_manager_and_scope_enforcement_win(sandbox):
     sandbox.run(("stack install", "stack post-config"),
                 services="key,mysql,rabbit,barbican,magnum-api,magnum-cond",
-                env={"MAGNUM_CERT_MANAGER_TYPE": "local", "MAGNUM_ENFORCE_SCOPE": "yes"})
+                env={"MAGNUM_CERT_MANAGER_TYPE": "local", "MAGNUM_ENFORCE_SCOPE": "yes",
+                     "MAGNUM_ENCRYPTION_KEY": "a" * 43 + "="})
     conf = sandbox.read_conf()
 
     assert conf.get("certificates", "cert_manager_type") == "local"
     assert conf.get("oslo_policy", "enforce_scope") == "True"
     assert conf.get("oslo_policy", "enforce_new_defaults") == "True"
+    assert conf.get("crypto", "encryption_key") == "a" * 43 + "="
 
 
 def test_unstack_stops_and_clean_removes_state(sandbox):
