@@ -43,8 +43,10 @@ POLICY_NAMESPACE = "oslo.policy.policies"
 POLICY_NAME = "magnum"
 CERT_MANAGER_NAMESPACE = "magnum.cert_manager.backend"
 OPTS_NAMESPACE = "oslo.config.opts"
-#: Used when ``[cluster_heat] create_timeout`` is not declared by any installed package.
+#: Used when ``[cluster_heat] create_timeout`` / ``update_timeout`` are not declared by any
+#: installed package (their defaults where the conductor declares them).
 DEFAULT_CREATE_TIMEOUT_MINUTES = 60
+DEFAULT_UPDATE_TIMEOUT_MINUTES = 60
 #: Default of ``[certificates] cert_manager_type`` when no package declares it.
 DEFAULT_CERT_MANAGER = "barbican"
 _MAX_LISTED = 10
@@ -234,8 +236,17 @@ class Checks(upgradecheck.UpgradeCommands):
                                     f"{head}: run 'magnum-db-manage upgrade'.")
 
     def check_stuck_clusters(self) -> Result:
-        default_timeout = _option("cluster_heat", "create_timeout",
-                                  DEFAULT_CREATE_TIMEOUT_MINUTES)
+        """Clusters in progress for longer than their timeout allows.
+
+        A create may take the cluster's ``create_timeout`` (else ``[cluster_heat]
+        create_timeout``) minutes, any other operation ``[cluster_heat] update_timeout``,
+        counted from the row's last change. The conductors' status sync fails such clusters
+        itself, so finding one means no conductor is doing its periodic work.
+        """
+        create_timeout = _option("cluster_heat", "create_timeout",
+                                 DEFAULT_CREATE_TIMEOUT_MINUTES)
+        update_timeout = _option("cluster_heat", "update_timeout",
+                                 DEFAULT_UPDATE_TIMEOUT_MINUTES)
         try:
             clusters = ClusterRepository().in_statuses(states.IN_PROGRESS)
         except (db_exc.DBError, sa_exc.SQLAlchemyError) as exc:
@@ -245,7 +256,10 @@ class Checks(upgradecheck.UpgradeCommands):
         stuck = []
         for cluster in clusters:
             since = cluster.updated_at or cluster.created_at
-            timeout = cluster.create_timeout or default_timeout
+            if cluster.status == states.CREATE_IN_PROGRESS:
+                timeout = cluster.create_timeout or create_timeout
+            else:
+                timeout = update_timeout
             if since is None or now - since <= datetime.timedelta(minutes=timeout):
                 continue
             minutes = int((now - since).total_seconds() // 60)
@@ -253,9 +267,9 @@ class Checks(upgradecheck.UpgradeCommands):
                          f"timeout {timeout} min)")
         if stuck:
             return Result(Code.WARNING, f"{len(stuck)} cluster(s) in progress past their "
-                                        f"timeout: {_listed(stuck)}. A running conductor's "
-                                        "reconciler should recover them: check that one runs "
-                                        "and read its log for these clusters.")
+                                        f"timeout: {_listed(stuck)}. Running conductors mark "
+                                        "such clusters failed: check that one runs and read "
+                                        "its log for these clusters.")
         return Result(Code.SUCCESS, f"No cluster in progress past its timeout "
                                     f"({len(clusters)} in progress).")
 

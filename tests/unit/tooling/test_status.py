@@ -203,7 +203,7 @@ def _cluster(status_: str, minutes_ago: int, create_timeout: int | None = None) 
 
 def test_no_cluster_past_its_timeout_succeeds(db):
     _cluster(states.CREATE_IN_PROGRESS, minutes_ago=30)
-    _cluster(states.UPDATE_IN_PROGRESS, minutes_ago=50, create_timeout=60)
+    _cluster(states.UPDATE_IN_PROGRESS, minutes_ago=50, create_timeout=10)
     _cluster(states.CREATE_COMPLETE, minutes_ago=60 * 24 * 5)
 
     result = status.Checks().check_stuck_clusters()
@@ -214,16 +214,19 @@ def test_no_cluster_past_its_timeout_succeeds(db):
 
 def test_clusters_in_progress_past_their_timeout_are_reported(db):
     default_timeout = _cluster(states.CREATE_IN_PROGRESS, minutes_ago=120)
-    own_timeout = _cluster(states.DELETE_IN_PROGRESS, minutes_ago=20, create_timeout=10)
-    recent = _cluster(states.UPDATE_IN_PROGRESS, minutes_ago=20)
+    own_timeout = _cluster(states.CREATE_IN_PROGRESS, minutes_ago=20, create_timeout=10)
+    deleting = _cluster(states.DELETE_IN_PROGRESS, minutes_ago=61, create_timeout=90)
+    recent = _cluster(states.UPDATE_IN_PROGRESS, minutes_ago=20, create_timeout=10)
     failed = _cluster(states.CREATE_FAILED, minutes_ago=600)
 
     result = status.Checks().check_stuck_clusters()
 
     assert result.code == Code.WARNING
-    assert result.details.startswith("2 cluster(s)")
+    assert result.details.startswith("3 cluster(s)")
     assert f"{default_timeout} (CREATE_IN_PROGRESS for 120 min, timeout 60 min)" in result.details
-    assert f"{own_timeout} (DELETE_IN_PROGRESS for 20 min, timeout 10 min)" in result.details
+    assert f"{own_timeout} (CREATE_IN_PROGRESS for 20 min, timeout 10 min)" in result.details
+    # create_timeout bounds the create only; other operations have [cluster_heat] update_timeout.
+    assert f"{deleting} (DELETE_IN_PROGRESS for 61 min, timeout 60 min)" in result.details
     assert recent not in result.details and failed not in result.details
 
 
