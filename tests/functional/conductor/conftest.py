@@ -1,0 +1,48 @@
+"""Fixtures of the conductor functional tests (stand-in cloud, options, conductors)."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import uuid
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+import standin_driver
+import support
+
+
+@pytest.fixture(scope="session")
+def standin_process():
+    proc = support.Standin()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def standin(standin_process):
+    standin_process.reset()
+    return standin_process
+
+
+@pytest.fixture
+def conductor_options(standin, db):
+    """Options for in-process use; a topic of the test's own on the shared broker."""
+    values = support.options(standin.url, f"magnum-conductor-test-{uuid.uuid4().hex[:8]}")
+    support.apply_options(values)
+    standin_driver.install()
+    return values
+
+
+@pytest.fixture
+def conductor(conductor_options):
+    from magnum_common import rpc
+    from magnum_conductor.service import Conductor
+
+    instance = Conductor()
+    instance.start()
+    yield instance
+    instance.stop()
+    rpc.cleanup()

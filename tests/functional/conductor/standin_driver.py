@@ -1,0 +1,140 @@
+"""A minimal Heat driver for the conductor tests, talking to the stand-in through res.heat().
+
+Not shipped: it stands in for the real drivers (drivers/) so the conductor's handlers,
+recovery and sync are exercised against real HTTP. ``install()`` registers it in the
+driver registry of the current process (the conductor subprocesses call it too).
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from drivers import registry
+from drivers.base import Driver, Provides, StackOutputs
+from magnum_common import states, utils
+
+OS_NAME = "standin-os"
+TEMPLATE = {"heat_template_version": "queens", "resources": {}}
+
+
+def stack_name(cluster: Any, nodegroup: Any = None) -> str:
+    base = (cluster.name or "cluster")[:20]
+    if nodegroup is not None:
+        return f"{base}-{nodegroup.name[:9]}-{utils.short_id(nodegroup.uuid)}".lower()
+    return f"{base}-{utils.short_id(cluster.uuid)}".lower()
+
+
+def _find_or_create(heat: Any, name: str, parameters: dict, timeout_mins: int | None) -> str:
+    existing = list(heat.stacks.list(filters={"name": name}))
+    if existing:
+        return existing[0].id
+    return heat.stacks.create(stack_name=name, template=TEMPLATE, parameters=parameters,
+                              timeout_mins=timeout_mins)["stack"]["id"]
+
+
+class StandinMonitor:
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def poll_health(self) -> tuple[str, dict[str, Any]]:
+        try:
+            with urllib.request.urlopen(self.url, timeout=5) as answer:
+                nodes = json.load(answer)
+        except Exception as exc:
+            return states.UNKNOWN, {"api": f"not accessible: {exc}"}
+        healthy = all(nodes.values())
+        return (states.HEALTHY if healthy else states.UNHEALTHY), nodes
+
+
+class StandinDriver(Driver):
+    name = "standin"
+
+    @property
+    def provides(self) -> list[Provides]:
+        return [Provides("vm", OS_NAME, "kubernetes")]
+
+    def _params(self, nodegroups: list[Any]) -> dict[str, Any]:
+        masters = sum(ng.node_count or 0 for ng in nodegroups if ng.role == "master")
+        minions = sum(ng.node_count or 0 for ng in nodegroups
+                      if ng.role != "master" and ng.is_default)
+        return {"number_of_masters": masters, "number_of_minions": minions}
+
+    def create_cluster(self, res, cluster, template, nodegroups, timeout_mins):
+        return _find_or_create(res.heat(), stack_name(cluster), self._params(nodegroups),
+                               timeout_mins)
+
+    def resize_cluster(self, res, cluster, template, nodegroups, nodegroup, node_count,
+                       nodes_to_remove, rollback=False):
+        stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
+        res.heat().stacks.update(stack_id, existing=True,
+                                 parameters={"number_of_minions": node_count,
+                                             "minions_to_remove": nodes_to_remove})
+
+    def upgrade_cluster(self, res, cluster, template, new_template, nodegroups, nodegroup,
+                        max_batch_size):
+        stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
+        res.heat().stacks.update(stack_id, existing=True, parameters={
+            "kube_tag": (new_template.labels or {}).get("kube_tag"),
+            "update_max_batch_size": max_batch_size})
+
+    def delete_cluster(self, res, cluster, nodegroups):
+        heat = res.heat()
+        for ng in nodegroups:
+            if not ng.is_default and ng.stack_id:
+                _delete(heat, ng.stack_id)
+        if cluster.stack_id:
+            _delete(heat, cluster.stack_id)
+
+    def create_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
+        return _find_or_create(res.heat(), stack_name(cluster, nodegroup),
+                               {"number_of_minions": nodegroup.node_count}, None)
+
+    def update_nodegroup(self, res, cluster, template, nodegroup):
+        return None
+
+    def delete_nodegroup(self, res, cluster, nodegroup):
+        _delete(res.heat(), nodegroup.stack_id)
+
+    def rotate_ca_certificate(self, res, cluster, template, nodegroups):
+        res.heat().stacks.update(cluster.stack_id, existing=True,
+                                 parameters={"ca_rotated": "yes"})
+
+    def stack_ids(self, cluster, nodegroups):
+        return {ng.uuid: cluster.stack_id if ng.is_default else ng.stack_id
+                for ng in nodegroups}
+
+    def parse_outputs(self, cluster, template, nodegroups, stack):
+        outputs = {o["output_key"]: o["output_value"] for o in stack.outputs or []}
+        result = StackOutputs(api_address=f"https://{outputs['api_address']}:6443"
+                              if outputs.get("api_address") else None,
+                              coe_version="v1.30.0", container_version="1.0")
+        for ng in nodegroups:
+            if ng.stack_id != stack.id:
+                continue
+            key = "kube_masters" if ng.role == "master" else "kube_minions"
+            result.node_addresses[ng.uuid] = list(outputs.get(key) or [])
+        return result
+
+    def get_monitor(self, res, cluster, template):
+        base = res.url_for("identity")
+        if not base:
+            return None
+        return StandinMonitor(base.rsplit("/v3", 1)[0] + f"/k8s/{cluster.uuid}")
+
+
+def _delete(heat: Any, stack_id: str) -> None:
+    from heatclient import exc
+
+    try:
+        heat.stacks.delete(stack_id)
+    except exc.HTTPNotFound:
+        pass
+
+
+def install() -> StandinDriver:
+    """Make the registry serve the stand-in driver (and only it) in this process."""
+    driver = StandinDriver()
+    registry._extensions = lambda: {driver.name: driver}
+    return driver

@@ -1,0 +1,65 @@
+"""Cluster lifecycle through a real RPC server (RabbitMQ), DB and the Keystone/Heat stand-in."""
+
+from __future__ import annotations
+
+import support
+
+from magnum_common import states
+from magnum_common.conductor_api import ConductorAPI
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.x509keypairs import x509keypairs
+
+
+def test_create_resize_delete(conductor, standin):
+    api = ConductorAPI()
+    ctx = support.requester()
+    template = support.make_template()
+    cluster = support.record_cluster(ctx, template, node_count=1)
+    api.cluster_create(ctx, cluster.uuid)
+
+    row = support.wait_for(
+        lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
+        == states.CREATE_COMPLETE and c, what="CREATE_COMPLETE")
+    assert row.operation is None and row.lock_owner is None
+    assert row.api_address == "https://172.24.4.10:6443"
+    assert row.trust_id and row.trustee_password and "secret" not in row.trustee_password
+    assert all(getattr(row, f) for f in ("ca_cert_ref", "magnum_cert_ref",
+                                         "etcd_ca_cert_ref", "front_proxy_ca_cert_ref"))
+    ngs = {ng.name: ng for ng in nodegroups.list(None, {"cluster_id": cluster.uuid})}
+    assert ngs["default-worker"].stack_id == row.stack_id
+    assert ngs["default-worker"].node_addresses == ["172.24.4.100"]
+    assert len(standin.stacks_named(cluster.name)) == 1
+
+    worker = ngs["default-worker"]
+    api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.UPDATE_IN_PROGRESS,
+                     what="resize started")
+    row = support.wait_for(
+        lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
+        == states.UPDATE_COMPLETE and c, what="UPDATE_COMPLETE")
+    assert nodegroups.get_by_uuid(None, worker.uuid).node_count == 3
+    stack = standin.stacks_named(cluster.name)[0]
+    assert stack["parameters"]["number_of_minions"] == "3"
+
+    api.cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE",
+                     what="cluster row destroyed")
+    assert nodegroups.list(None, {"cluster_id": cluster.uuid}) == []
+    state = standin.state()
+    assert state["trusts"] == [] and state["users"] == []
+    assert x509keypairs.list(None) == []
+
+
+def test_failed_stack_reason_names_resource(conductor, standin):
+    standin.control(fail_stacks={"CREATE": "*"}, create_seconds=0.5)
+    api = ConductorAPI()
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    api.cluster_create(ctx, cluster.uuid)
+    row = support.wait_for(
+        lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
+        == states.CREATE_FAILED and c, what="CREATE_FAILED")
+    assert "default-master failed" in row.status_reason
+    assert "kube-master (OS::Nova::Server)" in row.status_reason
+    assert "No valid host was found" in row.status_reason
