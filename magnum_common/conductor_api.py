@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import oslo_messaging as messaging
+from kombu import exceptions as kombu_exc
 from oslo_config import cfg
 
 from magnum_common import exception, rpc, states
@@ -31,6 +32,10 @@ client_opts = [
 ]
 CONF.register_opts(client_opts, group="conductor")
 
+#: What a broker that cannot be reached raises through oslo.messaging (the rabbit driver
+#: lets kombu's connection errors through when the retries are exhausted).
+_UNREACHABLE = (messaging.MessageDeliveryFailure, kombu_exc.OperationalError, OSError)
+
 
 class ConductorAPI:
     """One method per conductor endpoint; casts carry the cluster UUID only."""
@@ -45,7 +50,7 @@ class ConductorAPI:
     def _cast(self, context: RequestContext, method: str, **kwargs: Any) -> None:
         try:
             self._client.prepare(retry=CONF.conductor.cast_retry).cast(context, method, **kwargs)
-        except messaging.MessageDeliveryFailure as exc:
+        except _UNREACHABLE as exc:
             raise exception.ServiceUnavailable(
                 reason="the message broker is unreachable; the request is recorded and "
                 "will be resumed by a conductor") from exc
@@ -57,7 +62,7 @@ class ConductorAPI:
         except messaging.MessagingTimeout as exc:
             raise exception.ServiceUnavailable(
                 reason="no conductor answered within the RPC timeout") from exc
-        except messaging.MessageDeliveryFailure as exc:
+        except _UNREACHABLE as exc:
             raise exception.ServiceUnavailable(reason="the message broker is unreachable") from exc
 
     def _record(self, context: RequestContext, cluster_uuid: str, operation: str,

@@ -127,7 +127,8 @@ def resolve_driver(server_type: str, os_distro: str | None, coe: str,
     return driver, driver_name_of(driver)
 
 
-def check_resources(services: Services, values: dict[str, Any], labels: dict | None) -> None:
+def check_resources(services: Services, values: dict[str, Any], labels: dict | None,
+                    root_disk: bool = True) -> None:
     """Image, flavors, networks and subnet of a template (or a cluster's effective ones)."""
     if values.get("image_id"):
         services.image(values["image_id"])
@@ -140,10 +141,11 @@ def check_resources(services: Services, values: dict[str, Any], labels: dict | N
         services.fixed_network(values["fixed_network"])
     if values.get("fixed_subnet"):
         services.fixed_subnet(values["fixed_subnet"])
-    size = boot_volume_size(labels)
-    for key in ("flavor_id", "master_flavor_id"):
-        if values.get(key):
-            services.check_root_disk(values[key], size)
+    if root_disk:
+        size = boot_volume_size(labels)
+        for key in ("flavor_id", "master_flavor_id"):
+            if values.get(key):
+                services.check_root_disk(values[key], size)
 
 
 def list_opts():

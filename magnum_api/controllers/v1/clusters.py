@@ -1,5 +1,329 @@
+"""``/v1/clusters``: create, list, show, patch, delete, and the resize / upgrade actions."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pecan
+import sqlalchemy as sa
 from pecan import rest
+
+from drivers import registry
+from magnum_api import errors, microversion, policy
+from magnum_api.controllers import base
+from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
+from magnum_api.controllers.v1.cluster_templates import lookup_visible
+from magnum_api.schemas import cluster as schema
+from magnum_api.schemas import patch as jsonpatch_schema
+from magnum_api.schemas import types
+from magnum_api.validation import quota
+from magnum_api.validation import template as rules
+from magnum_api.validation.openstack import Services
+from magnum_common import conductor_api, exception, states, utils
+from magnum_common.db import api as db_api
+from magnum_common.db import models
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+
+PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
+_TEMPLATE_LABELS = sa.select(models.ClusterTemplate.uuid, models.ClusterTemplate.labels).where(
+    models.ClusterTemplate.uuid.in_(sa.bindparam("uuids", expanding=True)))
+
+
+def widen_for_admin(ctx, rule: str) -> None:
+    if ctx.is_admin:
+        policy.authorize(ctx, rule)
+        ctx.all_tenants = True
+
+
+def template_labels(uuids: list[str]) -> dict[str, dict]:
+    """Labels of the templates of a page of clusters, in one query."""
+    if not uuids:
+        return {}
+    with db_api.reader() as session:
+        return {uuid: labels or {} for uuid, labels in
+                session.execute(_TEMPLATE_LABELS, {"uuids": sorted(set(uuids))})}
+
+
+def driver_of(template) -> Any:
+    return registry.get_driver_for_template(template)
+
+
+class ActionsController(rest.RestController):
+    """``POST /v1/clusters/{ident}/actions/{resize,upgrade}``."""
+
+    _custom_actions = {"resize": ["POST"], "upgrade": ["POST"]}
+
+    @pecan.expose()
+    def resize(self, cluster_ident, *remainder, **_):
+        base.require_version(microversion.RESIZE)
+        base.check_query()
+        obj, body = base.parse_object(schema.ResizeRequest, "cluster_resize_req")
+        ctx = base.context()
+        cluster = clusters.get(ctx, cluster_ident)
+        policy.authorize(ctx, "cluster:resize", cluster.as_dict())
+        node_count = body["node_count"]
+        if node_count == 0 and base.version() < microversion.ZERO_NODES:
+            raise exception.ZeroNodeCountNotSupported()
+        if body.get("nodegroup"):
+            ng = nodegroups.get_in_cluster(ctx, cluster.uuid, body["nodegroup"])
+        else:
+            ng = schema.default_worker(clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid])
+            if ng is None:
+                raise exception.NodeGroupNotFound(nodegroup="default-worker")
+        if ng.role == "master":
+            template = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
+            driver_of(template).validate_master_resize(node_count)
+        elif node_count < (ng.min_node_count or 0) or (
+                ng.max_node_count is not None and node_count > ng.max_node_count):
+            raise exception.NGResizeOutBounds(nodegroup=ng.name, min_nc=ng.min_node_count,
+                                              max_nc=ng.max_node_count)
+        conductor_api.ConductorAPI().cluster_resize(
+            ctx, cluster.uuid, node_count, ng.uuid, body.get("nodes_to_remove") or [])
+        return base.respond({"uuid": cluster.uuid}, status=202)
+
+    @pecan.expose()
+    def upgrade(self, cluster_ident, *remainder, **_):
+        if base.version() < microversion.RESIZE:
+            raise errors.RoutingError(406)
+        base.check_query()
+        if base.version() < microversion.UPGRADE:
+            raise exception.ClusterUpgradeNotSupported()
+        obj, body = base.parse_object(schema.UpgradeRequest, "cluster_upgrade_req")
+        ctx = base.context()
+        widen_for_admin(ctx, "cluster:upgrade_all_projects")
+        cluster = clusters.get(ctx, cluster_ident)
+        policy.authorize(ctx, "cluster:upgrade", cluster.as_dict())
+        new_template = lookup_visible(ctx, str(body.get("cluster_template")))
+        ngs = clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid]
+        if body.get("nodegroup"):
+            ng = nodegroups.get_in_cluster(ctx, cluster.uuid, body["nodegroup"])
+        else:
+            ng = schema.default_worker(ngs)
+            if ng is None:
+                raise exception.NodeGroupNotFound(nodegroup="default-worker")
+        if not ng.is_default and new_template.uuid != cluster.cluster_template_id:
+            current = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
+            raise exception.InvalidClusterTemplateForUpgrade(
+                reason=f"Nodegroup {ng.name} can be upgraded only to match cluster's template "
+                f"({current.name}).")
+        conductor_api.ConductorAPI().cluster_upgrade(
+            ctx, cluster.uuid, new_template.uuid, body.get("max_batch_size") or 1, ng.uuid)
+        return base.respond({"uuid": cluster.uuid}, status=202)
 
 
 class ClustersController(rest.RestController):
-    pass
+    _custom_actions = {"detail": ["GET"]}
+
+    actions = ActionsController()
+    nodegroups = nodegroups_controller.NodeGroupController()
+
+    # --- reads ---------------------------------------------------------------------------
+    def _collection(self, rule: str, path: str, detailed: bool):
+        page = base.Page(base.check_query(PAGE_PARAMS))
+        ctx = base.context()
+        policy.authorize(ctx, rule)
+        widen_for_admin(ctx, rule + "_all_projects")
+        rows = clusters.list(ctx, limit=page.limit, marker=page.marker,
+                             sort_key=page.sort_key, sort_dir=page.sort_dir)
+        groups = clusters.nodegroups_of(None, [row.uuid for row in rows])
+        url, version = base.base_url(), base.version()
+        if detailed:
+            labels = template_labels([row.cluster_template_id for row in rows])
+            items = [schema.detail(row, groups.get(row.uuid, []),
+                                   labels.get(row.cluster_template_id), url, version)
+                     for row in rows]
+        else:
+            items = [schema.summary(row, groups.get(row.uuid, []), url, version)
+                     for row in rows]
+        return base.respond(page.collection("clusters", items, path,
+                                            rows[-1].uuid if rows else None))
+
+    @pecan.expose()
+    def get_all(self, **_):
+        return self._collection("cluster:get_all", "clusters", detailed=False)
+
+    @pecan.expose()
+    def detail(self, *remainder, **_):
+        if remainder:
+            raise exception.ClusterNotFound(cluster="detail")
+        return self._collection("cluster:detail", "clusters/detail", detailed=True)
+
+    @pecan.expose()
+    def get_one(self, ident, **_):
+        base.check_query()
+        ctx = base.context()
+        widen_for_admin(ctx, "cluster:get_one_all_projects")
+        row = clusters.get(ctx, ident)
+        policy.authorize(ctx, "cluster:get", row.as_dict())
+        groups = clusters.nodegroups_of(None, [row.uuid])
+        labels = template_labels([row.cluster_template_id])
+        return base.respond(schema.detail(row, groups.get(row.uuid, []),
+                                          labels.get(row.cluster_template_id),
+                                          base.base_url(), base.version(), show=True))
+
+    # --- create --------------------------------------------------------------------------
+    @pecan.expose()
+    def post(self, *remainder, **_):
+        if remainder:
+            raise exception.Invalid()
+        base.check_query()
+        _, body = base.parse_object(schema.ClusterPost, "cluster")
+        ctx = base.context()
+        version = base.version()
+        values = {k: v for k, v in body.items() if v is not None}
+        template = self._template(ctx, values["cluster_template_id"], version)
+        driver = driver_of(template)
+        master_count = values.get("master_count", 1)
+        node_count = values.get("node_count", 1)
+        rules.check_docker_volume(template.docker_storage_driver,
+                                  values.get("docker_volume_size")
+                                  or template.docker_volume_size)
+        driver.validate_master_size(master_count)
+        if node_count == 0 and version < microversion.ZERO_NODES:
+            raise exception.ZeroNodeCountNotSupported()
+        policy.authorize(ctx, "cluster:create")
+        quota.check_cluster_quota(ctx)
+        if template.hidden and not ctx.is_admin:
+            raise exception.NotAuthorized()
+        cluster = self._inherit(values, template)
+        driver.validate_labels(cluster["labels"])
+        services = Services(ctx)
+        size = rules.boot_volume_size(cluster["labels"])
+        for key in ("flavor_id", "master_flavor_id"):
+            services.check_root_disk(cluster.get(key), size)
+        effective = {
+            "image_id": template.image_id, "flavor_id": cluster.get("flavor_id"),
+            "master_flavor_id": cluster.get("master_flavor_id"),
+            "external_network_id": template.external_network_id,
+            "fixed_network": cluster.get("fixed_network"),
+            "fixed_subnet": cluster.get("fixed_subnet"),
+        }
+        rules.check_resources(services, effective, None, root_disk=False)
+        if cluster.get("keypair"):
+            services.keypair(cluster["keypair"])
+        if master_count > 1 and not cluster["master_lb_enabled"]:
+            raise exception.InvalidParameterValue(
+                err="master_count must be 1 when master_lb_enabled is False")
+        cluster.update(
+            uuid=utils.generate_uuid(), name=values.get("name") or utils.generate_name(),
+            project_id=ctx.project_id, user_id=ctx.user_id,
+            status=states.CREATE_IN_PROGRESS, coe_version=None, container_version=None,
+            create_timeout=values.get("create_timeout", 60),
+            discovery_url=values.get("discovery_url"))
+        row = clusters.create_with_nodegroups(
+            ctx, cluster, self._default_nodegroups(ctx, cluster, template, master_count,
+                                                   node_count),
+            {"context": ctx.to_dict(), "master_count": master_count,
+             "node_count": node_count, "create_timeout": cluster["create_timeout"]})
+        conductor_api.ConductorAPI().cluster_create(ctx, row.uuid)
+        return base.respond({"uuid": row.uuid}, status=202)
+
+    @staticmethod
+    def _template(ctx, ident: str, version: microversion.Version):
+        try:
+            return lookup_visible(ctx, ident)
+        except exception.ClusterTemplateNotFound as err:
+            if version < microversion.ZERO_NODES:
+                raise exception.ClusterTemplateNotFound(clustertemplate=ident, code=400) \
+                    from err
+            raise
+
+    @staticmethod
+    def _inherit(values: dict[str, Any], template) -> dict[str, Any]:
+        """Cluster attributes: the body's, completed from the template."""
+        labels = types.stringify_labels(values.get("labels"))
+        template_labels_ = copy.deepcopy(template.labels or {})
+        if not labels:
+            labels = template_labels_
+        elif values.get("merge_labels"):
+            labels = {**template_labels_, **labels}
+        cluster = {
+            "cluster_template_id": template.uuid,
+            "keypair": values.get("keypair") or template.keypair_id,
+            "labels": labels,
+            "floating_ip_enabled": values.get("floating_ip_enabled",
+                                              template.floating_ip_enabled),
+            "master_lb_enabled": values.get("master_lb_enabled", template.master_lb_enabled),
+        }
+        for key in ("docker_volume_size", "master_flavor_id", "flavor_id", "fixed_network",
+                    "fixed_subnet"):
+            cluster[key] = values.get(key) or getattr(template, key)
+        return cluster
+
+    @staticmethod
+    def _default_nodegroups(ctx, cluster: dict, template, master_count: int,
+                            node_count: int) -> list[dict]:
+        labels = cluster["labels"]
+
+        def count_label(name: str, default: int | None) -> int | None:
+            try:
+                return int(labels[name]) if name in labels else default
+            except ValueError:
+                raise exception.InvalidParameterValue(
+                    err=f"label {name} must be an integer") from None
+
+        common = {"project_id": ctx.project_id, "image_id": template.image_id,
+                  "docker_volume_size": cluster["docker_volume_size"],
+                  "status": states.CREATE_IN_PROGRESS, "is_default": True,
+                  "node_addresses": [], "node_labels": {}, "node_taints": []}
+        return [
+            {**common, "name": "default-master", "role": "master",
+             "node_count": master_count, "min_node_count": 1, "max_node_count": None,
+             "flavor_id": cluster["master_flavor_id"], "labels": dict(labels)},
+            {**common, "name": "default-worker", "role": "worker", "node_count": node_count,
+             "min_node_count": count_label("min_node_count", 0),
+             "max_node_count": count_label("max_node_count", None),
+             "flavor_id": cluster["flavor_id"], "labels": dict(labels)},
+        ]
+
+    # --- update / delete -----------------------------------------------------------------
+    @pecan.expose()
+    def patch(self, ident, **_):
+        version = base.version()
+        allowed = ("rollback",) if version >= microversion.ROLLBACK else ()
+        params = base.check_query(allowed)
+        rollback = base.query_bool(params, "rollback")
+        ops = jsonpatch_schema.check_ops(
+            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL,
+            schema.NON_REMOVABLE)
+        ctx = base.context()
+        widen_for_admin(ctx, "cluster:update_all_projects")
+        row = clusters.get(ctx, ident)
+        policy.authorize(ctx, "cluster:update", row.as_dict())
+        policy.authorize(ctx, "cluster:update_health_status")
+        ngs = clusters.nodegroups_of(None, [row.uuid])[row.uuid]
+        doc = schema.patch_document(row, ngs)
+        patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
+        patched = jsonpatch_schema.revalidate(schema.ClusterPost, patched, "cluster")
+        patched["labels"] = types.stringify_labels(patched.get("labels")) or {}
+        changed = sorted(k for k in doc if k != "merge_labels" and patched.get(k) != doc[k])
+        refused = [k for k in changed if k not in schema.PATCHABLE]
+        if refused:
+            raise exception.InvalidParameterValue(
+                err=f"cannot change cluster property(ies) {', '.join(refused)}.")
+        node_count = patched["node_count"]
+        if node_count is None:
+            node_count = doc["node_count"]
+        if node_count == 0 and version < microversion.ZERO_NODES:
+            raise exception.ZeroNodeCountNotSupported()
+        services = Services(ctx)
+        size = rules.boot_volume_size(row.labels)
+        for key in ("flavor_id", "master_flavor_id"):
+            services.check_root_disk(getattr(row, key), size)
+        conductor_api.ConductorAPI().cluster_update(
+            ctx, row.uuid, node_count, patched.get("health_status"),
+            patched.get("health_status_reason"), rollback)
+        return base.respond({"uuid": row.uuid}, status=202)
+
+    @pecan.expose()
+    def delete(self, ident, **_):
+        base.check_query()
+        ctx = base.context()
+        widen_for_admin(ctx, "cluster:delete_all_projects")
+        row = clusters.get(ctx, ident)
+        policy.authorize(ctx, "cluster:delete", row.as_dict())
+        conductor_api.ConductorAPI().cluster_delete(ctx, row.uuid)
+        return base.no_content()

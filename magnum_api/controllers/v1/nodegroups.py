@@ -1,0 +1,5 @@
+from pecan import rest
+
+
+class NodeGroupController(rest.RestController):
+    pass
