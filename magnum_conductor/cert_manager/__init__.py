@@ -5,6 +5,9 @@ certificate container owned by Magnum's service user), ``x509keypair`` (the data
 keys and passphrases encrypted with ``magnum_conductor.crypto``) and ``local`` (files under
 ``[certificates] storage_path``, for single-host testing).
 
+The ``[certificates]`` options of all backends are registered here, so they can be set
+before a backend is loaded.
+
 Public API: ``get_backend(name=None) -> CertManager`` (one instance per backend and process),
 ``Cert``, ``CertManager`` (see ``base``), ``list_opts()`` (every option of the package).
 """
@@ -32,6 +35,8 @@ cert_manager_opts = [
         help="Where cluster certificates are stored: barbican, x509keypair (the database) "
         "or local (files; single host, testing only).",
     ),
+    cfg.StrOpt("storage_path", default="/var/lib/magnum/certificates/",
+               help="Directory of the local certificate backend."),
 ]
 CONF.register_opts(cert_manager_opts, group=GROUP)
 
@@ -55,6 +60,6 @@ def get_backend(name: str | None = None) -> CertManager:
 
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    from magnum_conductor.cert_manager import barbican, local
+    from magnum_conductor.cert_manager import barbican
 
-    return [(GROUP, cert_manager_opts + local.local_opts), *barbican.list_opts()]
+    return [(GROUP, cert_manager_opts), *barbican.list_opts()]

@@ -19,12 +19,6 @@ from magnum_conductor.cert_manager import base
 
 CONF = cfg.CONF
 
-local_opts = [
-    cfg.StrOpt("storage_path", default="/var/lib/magnum/certificates/",
-               help="Directory of the local certificate backend."),
-]
-CONF.register_opts(local_opts, group="certificates")
-
 _PARTS = (("certificate", ".crt"), ("private_key", ".key"), ("intermediates", ".int"),
           ("passphrase", ".pass"))
 

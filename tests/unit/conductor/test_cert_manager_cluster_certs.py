@@ -14,7 +14,6 @@ from oslo_config import cfg
 from magnum_common import exception, utils
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_conductor import cert_manager, cluster_certs, crypto
-from magnum_conductor.cert_manager import local  # noqa: F401  (registers storage_path)
 
 CONF = cfg.CONF
 OWNER = RequestContext(user_id="u1", project_id="p1")
