@@ -102,7 +102,23 @@ class DNSListType(wtypes.UserType):
         return None if value is None else DNSListType.validate(value)
 
 
+class AnyJSON(wtypes.UserType):
+    """Any JSON value; the resource's own rules check it (node taints, node labels)."""
+
+    basetype = wtypes.text
+    name = "json"
+
+    @staticmethod
+    def validate(value: Any) -> Any:
+        return value
+
+    @staticmethod
+    def frombasetype(value: Any) -> Any:
+        return value
+
+
 boolean = BooleanType()
+any_json = AnyJSON()
 uuid = UuidType()
 dns_list = DNSListType()
 LABEL_VALUE = MultiType(wtypes.text, int, bool, float)

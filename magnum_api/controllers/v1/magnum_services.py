@@ -1,5 +1,23 @@
+"""``GET /v1/mservices``: the conductors and whether they are alive."""
+
+from __future__ import annotations
+
+import pecan
 from pecan import rest
+
+from magnum_api import policy
+from magnum_api.controllers import base
+from magnum_api.schemas import misc
+from magnum_common.db import services
 
 
 class MagnumServicesController(rest.RestController):
-    pass
+
+    @pecan.expose()
+    def get_all(self, **_):
+        base.check_query()
+        ctx = base.context()
+        policy.authorize(ctx, "magnum-service:get_all")
+        rows = services.magnum_services.list_all()
+        return base.respond({"mservices": [misc.service_view(row, services.is_up(row))
+                                           for row in rows]})

@@ -1,5 +1,160 @@
+"""``/v1/clusters/{cluster}/nodegroups`` (1.9+): node groups of one cluster."""
+
+from __future__ import annotations
+
+import pecan
 from pecan import rest
+
+from magnum_api import microversion, policy
+from magnum_api.controllers import base
+from magnum_api.schemas import nodegroup as schema
+from magnum_api.schemas import patch as jsonpatch_schema
+from magnum_api.schemas import types
+from magnum_api.validation import nodegroup as rules
+from magnum_api.validation import template as template_rules
+from magnum_api.validation.openstack import Services
+from magnum_common import conductor_api, exception, states, utils
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+
+PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir", "role")
+
+
+def _widen_for_admin(ctx, rule: str) -> None:
+    if ctx.is_admin:
+        policy.authorize(ctx, rule)
+        ctx.all_tenants = True
 
 
 class NodeGroupController(rest.RestController):
-    pass
+
+    @pecan.expose()
+    def get_all(self, cluster_ident, **_):
+        base.require_version(microversion.NODEGROUPS)
+        params = base.check_query(PAGE_PARAMS)
+        page = base.Page(params)
+        ctx = base.context()
+        policy.authorize(ctx, "nodegroup:get_all")
+        _widen_for_admin(ctx, "nodegroup:get_all_all_projects")
+        cluster = clusters.get(ctx, cluster_ident)
+        filters = {"role": params["role"]} if "role" in params else None
+        rows = nodegroups.list_in_cluster(ctx, cluster.uuid, filters, page.limit, page.marker,
+                                          page.sort_key, page.sort_dir)
+        url = base.base_url()
+        return base.respond(page.collection(
+            "nodegroups", [schema.summary(row, url) for row in rows],
+            f"clusters/{cluster.uuid}/nodegroups", rows[-1].uuid if rows else None,
+            {"role": params["role"]} if "role" in params else None))
+
+    @pecan.expose()
+    def get_one(self, cluster_ident, ident, **_):
+        base.require_version(microversion.NODEGROUPS)
+        base.check_query()
+        ctx = base.context()
+        policy.authorize(ctx, "nodegroup:get")
+        _widen_for_admin(ctx, "nodegroup:get_one_all_projects")
+        cluster = clusters.get(ctx, cluster_ident)
+        row = nodegroups.get_in_cluster(ctx, cluster.uuid, ident)
+        return base.respond(schema.full(schema.row_values(row), cluster.labels,
+                                        base.base_url()))
+
+    @pecan.expose()
+    def post(self, cluster_ident, *remainder, **_):
+        base.require_version(microversion.NODEGROUPS)
+        base.check_query()
+        _, body = base.parse_object(schema.NodeGroupPost, "nodegroup")
+        ctx = base.context()
+        policy.authorize(ctx, "nodegroup:create")
+        cluster = clusters.get(ctx, cluster_ident)
+        if not cluster.api_address:
+            raise exception.ClusterAPIAddressUnavailable()
+        name = body["name"]
+        existing = {ng.name for ng in clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid]}
+        if name in existing:
+            raise exception.NodeGroupAlreadyExists(name=name, cluster_id=cluster.name)
+        node_count = body.get("node_count")
+        node_count = 1 if node_count is None else node_count
+        min_count = body.get("min_node_count") or 0
+        max_count = body.get("max_node_count")
+        rules.check_counts(name, node_count, min_count, max_count)
+        node_labels = rules.normalize_node_labels(name, body.get("node_labels"))
+        node_taints = rules.normalize_node_taints(name, body.get("node_taints"))
+        role = body.get("role") or "worker"
+        rules.check_master(name, role, node_labels, node_taints)
+        if role == "master":
+            raise exception.CreateMasterNodeGroup()
+        template = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
+        cluster_labels = cluster.labels or {}
+        labels = types.stringify_labels(body.get("labels"))
+        if labels is None:
+            labels = dict(cluster_labels)
+        elif body.get("merge_labels"):
+            labels = {**cluster_labels, **labels}
+        values = {
+            "uuid": utils.generate_uuid(), "name": name, "cluster_id": cluster.uuid,
+            "project_id": ctx.project_id, "flavor_id": body.get("flavor_id")
+            or cluster.flavor_id, "image_id": body.get("image_id") or template.image_id,
+            "node_count": node_count, "min_node_count": min_count,
+            "max_node_count": max_count, "role": role, "labels": labels,
+            "node_labels": node_labels, "node_taints": node_taints,
+        }
+        for key in ("docker_volume_size", "is_default"):
+            if body.get(key) is not None:
+                values[key] = body[key]
+        Services(ctx).check_root_disk(values["flavor_id"],
+                                      template_rules.boot_volume_size(cluster_labels))
+        if cluster.operation:
+            raise exception.OperationInProgress(cluster_name=cluster.name or cluster.uuid)
+        nodegroups.create(ctx, {**values, "status": states.CREATE_IN_PROGRESS,
+                                "node_addresses": []})
+        try:
+            conductor_api.ConductorAPI().nodegroup_create(ctx, cluster.uuid, values["uuid"])
+        except exception.OperationInProgress:
+            nodegroups.destroy(None, values["uuid"])
+            raise
+        return base.respond(schema.full(values, cluster_labels, base.base_url()), status=202)
+
+    @pecan.expose()
+    def patch(self, cluster_ident, ident, **_):
+        base.require_version(microversion.NODEGROUPS)
+        base.check_query()
+        ops = jsonpatch_schema.check_ops(
+            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL, ())
+        ctx = base.context()
+        policy.authorize(ctx, "nodegroup:update")
+        cluster = clusters.get(ctx, cluster_ident)
+        row = nodegroups.get_in_cluster(ctx, cluster.uuid, ident)
+        doc = schema.row_values(row)
+        doc.pop("created_at"), doc.pop("updated_at")
+        doc["merge_labels"] = False
+        patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
+        patched = jsonpatch_schema.revalidate(schema.NodeGroupPost, patched, "nodegroup")
+        node_labels = rules.normalize_node_labels(row.name, patched.get("node_labels"))
+        node_taints = rules.normalize_node_taints(row.name, patched.get("node_taints"))
+        min_count = patched.get("min_node_count") or 0
+        rules.check_counts(row.name, row.node_count or 0, min_count,
+                           patched.get("max_node_count"))
+        rules.check_master(row.name, row.role, node_labels, node_taints)
+        Services(ctx).check_root_disk(row.flavor_id,
+                                      template_rules.boot_volume_size(cluster.labels))
+        changes = {"min_node_count": min_count,
+                   "max_node_count": patched.get("max_node_count"),
+                   "node_labels": node_labels, "node_taints": node_taints}
+        conductor_api.ConductorAPI().nodegroup_update(ctx, cluster.uuid, row.uuid, changes)
+        values = {**schema.row_values(row), **changes}
+        return base.respond(schema.full(values, cluster.labels, base.base_url()),
+                            status=202)
+
+    @pecan.expose()
+    def delete(self, cluster_ident, ident, **_):
+        base.require_version(microversion.NODEGROUPS)
+        base.check_query()
+        ctx = base.context()
+        policy.authorize(ctx, "nodegroup:delete")
+        cluster = clusters.get(ctx, cluster_ident)
+        row = nodegroups.get_in_cluster(ctx, cluster.uuid, ident)
+        if row.is_default:
+            raise exception.DeletingDefaultNGNotSupported()
+        conductor_api.ConductorAPI().nodegroup_delete(ctx, cluster.uuid, row.uuid)
+        return base.no_content()
