@@ -1,0 +1,1 @@
+"""Node bootstrap fragments and templates shared by every Kubernetes driver."""

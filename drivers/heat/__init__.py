@@ -1,0 +1,1 @@
+"""Shared machinery of the Kubernetes Heat drivers: labels, parameters, templates, stacks."""

@@ -1,0 +1,226 @@
+"""The Kubernetes-on-Heat driver the three OS drivers share; they differ only by profile."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from drivers.base import ClusterResources, Driver, Provides, StackOutputs
+from drivers.heat import labels as label_table
+from drivers.heat import outputs, parameters, renderer, stack_ops, upgrade
+from drivers.heat.monitor import K8sMonitor
+from drivers.heat.profile import OsProfile
+from magnum_common import exception, utils
+
+LOG = logging.getLogger(__name__)
+CONF = cfg.CONF
+
+_INDEX_SUFFIX = re.compile(r"-(\d+)$")
+
+
+def removal_list(servers: dict[str, str], nodes_to_remove: list[str]) -> list[str]:
+    """Translate server names to the resource-group indexes Heat removes by.
+
+    ``servers`` maps server names to member indexes (the stack's ``kube_minion_servers``
+    output). Server ids and plain indexes pass as they are (Heat matches ids against the
+    group's member references); a name that is neither known nor ends in an index is
+    refused rather than letting Heat silently remove some other node.
+    """
+    result = []
+    for node in nodes_to_remove:
+        if node in servers:
+            result.append(str(servers[node]))
+        elif node.isdigit() or utils.is_uuid_like(node):
+            result.append(node)
+        else:
+            match = _INDEX_SUFFIX.search(node)
+            if not match:
+                raise exception.InvalidParameterValue(
+                    err=f"Node {node} is not a member of this node group.")
+            result.append(match.group(1))
+    return result
+
+
+class KubernetesHeatDriver(Driver):
+    """Kubernetes clusters as Heat stacks: one for the cluster, one per extra node group."""
+
+    profile: ClassVar[OsProfile]
+
+    @property
+    def provides(self) -> list[Provides]:
+        return [Provides("vm", self.profile.os_distro, "kubernetes")]
+
+    def template_paths(self) -> list[str]:
+        """Where this driver's templates come from (its own first, then the shared base)."""
+        return [str(p) for p in renderer.template_dirs(self.profile.driver_name)]
+
+    # --- validation --------------------------------------------------------------------
+    def validate_labels(self, labels: dict[str, str]) -> None:
+        label_table.validate(labels)
+
+    # --- cluster -----------------------------------------------------------------------
+    def _render_cluster(self, cluster: Any, template: Any,
+                        nodegroups: list[Any]) -> renderer.Rendered:
+        return renderer.render_cluster(self.profile.driver_name,
+                                       parameters.features(cluster, template, nodegroups))
+
+    def create_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                       nodegroups: list[Any], timeout_mins: int) -> str:
+        heat = res.heat()
+        name = stack_ops.cluster_stack_name(cluster)
+        existing = stack_ops.find(heat, cluster.stack_id or name)
+        if existing is not None:
+            return existing.id
+        params = parameters.cluster_parameters(
+            res, self.profile, cluster, template, nodegroups,
+            parameters.ServiceAccountKeys.generate())
+        return stack_ops.create(heat, name, self._render_cluster(cluster, template, nodegroups),
+                                params, timeout_mins)
+
+    def resize_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                       nodegroups: list[Any], nodegroup: Any, node_count: int,
+                       nodes_to_remove: list[str], rollback: bool = False) -> None:
+        if (nodegroup.role or "worker") == "master":
+            self.validate_master_resize(node_count)
+        heat = res.heat()
+        stack_id = cluster.stack_id if nodegroup.is_default else nodegroup.stack_id
+        removals = []
+        if nodes_to_remove:
+            servers = stack_ops.live_outputs(heat, stack_id).get("kube_minion_servers") or {}
+            removals = removal_list(servers, nodes_to_remove)
+        stack_ops.patch(heat, stack_id, {"number_of_minions": int(node_count),
+                                         "minions_to_remove": removals}, rollback=rollback)
+
+    def _current_parameters(self, heat: Any, stack_id: str) -> dict[str, Any]:
+        stack = heat.stacks.get(stack_id)
+        return dict(getattr(stack, "parameters", None) or {})
+
+    def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
+                        new_template: Any, nodegroups: list[Any], nodegroup: Any,
+                        max_batch_size: int) -> None:
+        heat = res.heat()
+        target = upgrade.Overlay(cluster, labels=upgrade.upgraded_labels(cluster, new_template))
+        new_tag = parameters.cluster_labels(target, new_template)["kube_tag"]
+        if nodegroup.is_default:
+            current = self._current_parameters(heat, cluster.stack_id)
+            upgrade.check_version(current.get("kube_tag"), new_tag)
+            upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
+                                              int(current.get("etcd_volume_size", 0)))
+            params = self._replacement_parameters(
+                parameters.cluster_parameters(res, self.profile, target, new_template,
+                                              nodegroups, None), current)
+            params["update_max_batch_size"] = max(int(max_batch_size or 1), 1)
+            stack_ops.patch(heat, cluster.stack_id, params,
+                            rendered=self._render_cluster(target, new_template, nodegroups))
+            return
+        current = self._current_parameters(heat, nodegroup.stack_id)
+        upgrade.check_version(current.get("kube_tag"), new_tag)
+        params = self._nodegroup_replacement(res, heat, target, new_template, nodegroups,
+                                             nodegroup, current)
+        params["update_max_batch_size"] = max(int(max_batch_size or 1), 1)
+        stack_ops.patch(heat, nodegroup.stack_id, params,
+                        rendered=self._render_nodegroup(target, new_template, nodegroups,
+                                                        nodegroup))
+
+    @staticmethod
+    def _replacement_parameters(params: dict[str, Any], current: dict[str, Any]) -> dict:
+        """New node settings with flipped slots; counts and removals stay as Heat has them."""
+        for key in ("number_of_masters", "number_of_minions", "minions_to_remove"):
+            params.pop(key, None)
+        params["master_slot"] = upgrade.flip(current.get("master_slot"))
+        params["worker_slot"] = upgrade.flip(current.get("worker_slot"))
+        return params
+
+    def _nodegroup_replacement(self, res: ClusterResources, heat: Any, cluster: Any,
+                               template: Any, nodegroups: list[Any], nodegroup: Any,
+                               current: dict[str, Any]) -> dict[str, Any]:
+        params = parameters.nodegroup_parameters(
+            res, self.profile, cluster, template, nodegroups, nodegroup,
+            stack_ops.live_outputs(heat, cluster.stack_id))
+        for key in ("number_of_minions", "minions_to_remove"):
+            params.pop(key, None)
+        params["slot"] = upgrade.flip(current.get("slot"))
+        return params
+
+    def delete_cluster(self, res: ClusterResources, cluster: Any,
+                       nodegroups: list[Any]) -> None:
+        heat = res.heat()
+        deleted = [stack_ops.delete(heat, ng.stack_id or stack_ops.nodegroup_stack_name(
+            cluster, ng)) for ng in nodegroups if not ng.is_default]
+        deleted = [d for d in deleted if d]
+        if deleted and not stack_ops.wait_gone(
+                heat, deleted, CONF.drivers.nodegroup_stack_delete_timeout):
+            LOG.warning("Node group stacks %s of cluster %s are still deleting; deleting the "
+                        "cluster stack anyway", deleted, cluster.uuid)
+        stack_ops.delete(heat, cluster.stack_id or stack_ops.cluster_stack_name(cluster))
+
+    # --- node groups ---------------------------------------------------------------------
+    def _render_nodegroup(self, cluster: Any, template: Any, nodegroups: list[Any],
+                          nodegroup: Any) -> renderer.Rendered:
+        return renderer.render_nodegroup(
+            self.profile.driver_name,
+            parameters.features(cluster, template, nodegroups, nodegroup))
+
+    def create_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
+                         nodegroups: list[Any], nodegroup: Any) -> str:
+        heat = res.heat()
+        name = stack_ops.nodegroup_stack_name(cluster, nodegroup)
+        existing = stack_ops.find(heat, nodegroup.stack_id or name)
+        if existing is not None:
+            return existing.id
+        params = parameters.nodegroup_parameters(
+            res, self.profile, cluster, template, nodegroups, nodegroup,
+            stack_ops.live_outputs(heat, cluster.stack_id))
+        return stack_ops.create(
+            heat, name, self._render_nodegroup(cluster, template, nodegroups, nodegroup),
+            params, cluster.create_timeout)
+
+    def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
+                         nodegroup: Any) -> None:
+        """Min/max node counts are the autoscaler's business: no stack change is needed."""
+
+    def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:
+        stack_ops.delete(res.heat(),
+                         nodegroup.stack_id or stack_ops.nodegroup_stack_name(cluster, nodegroup))
+
+    # --- certificates --------------------------------------------------------------------
+    def rotate_ca_certificate(self, res: ClusterResources, cluster: Any, template: Any,
+                              nodegroups: list[Any]) -> None:
+        """Replace every node (batch by batch) so it fetches the new CA; new SA keys."""
+        heat = res.heat()
+        current = self._current_parameters(heat, cluster.stack_id)
+        upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
+                                          int(current.get("etcd_volume_size", 0)))
+        params = self._replacement_parameters(
+            parameters.cluster_parameters(res, self.profile, cluster, template, nodegroups,
+                                          parameters.ServiceAccountKeys.generate()), current)
+        stack_ops.patch(heat, cluster.stack_id, params)
+        for ng in nodegroups:
+            if ng.is_default or not ng.stack_id:
+                continue
+            ng_current = self._current_parameters(heat, ng.stack_id)
+            stack_ops.patch(heat, ng.stack_id, self._nodegroup_replacement(
+                res, heat, cluster, template, nodegroups, ng, ng_current))
+
+    # --- status --------------------------------------------------------------------------
+    def stack_ids(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+        return {ng.uuid: (cluster.stack_id if ng.is_default else ng.stack_id)
+                for ng in nodegroups if (cluster.stack_id if ng.is_default else ng.stack_id)}
+
+    def parse_outputs(self, cluster: Any, template: Any, nodegroups: list[Any],
+                      stack: Any) -> StackOutputs:
+        return outputs.parse(cluster, template, nodegroups, stack)
+
+    def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> K8sMonitor | None:
+        labels = parameters.cluster_labels(cluster, template)
+        if (label_table.parse_bool(labels.get("auto_healing_enabled"))
+                and labels.get("auto_healing_controller") == "magnum-auto-healer"):
+            return None
+        certs = None
+        if not template.tls_disabled:
+            client_certificates = getattr(res, "client_certificates", None)
+            certs = client_certificates() if client_certificates else None
+        return K8sMonitor(cluster.api_address, certs)

@@ -1,0 +1,462 @@
+"""Translate cluster, template and node group rows into Heat parameters and node settings.
+
+Two outputs per stack: the Heat parameters the templates consume (counts, flavors, images,
+networks, volumes, versions) and, per node role, a *bootstrap environment*: the shell
+settings the node scripts read (trustee credentials, endpoints, every resolved label). The
+environment travels base64-encoded as one hidden parameter so any value reaches the nodes
+intact whatever characters it holds, and the rendered template stays a fixed function of
+the cluster's shape.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import shlex
+from typing import Any
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from oslo_config import cfg
+
+from drivers.base import ClusterResources
+from drivers.heat import labels as label_table
+from drivers.heat.profile import OsProfile
+from magnum_common import exception
+
+CONF = cfg.CONF
+
+drivers_opts = [
+    cfg.BoolOpt("verify_ca", default=True,
+                help="Whether nodes verify the TLS certificates of OpenStack endpoints."),
+    cfg.StrOpt("openstack_ca_file", default="",
+               help="CA bundle (PEM file) the nodes trust for OpenStack endpoints."),
+    cfg.StrOpt("region_name", default="RegionOne",
+               help="Region the nodes' cloud provider and CSI plugin talk to."),
+]
+cluster_opts = [
+    cfg.StrOpt("nodes_affinity_policy", default="soft-anti-affinity",
+               choices=["affinity", "anti-affinity", "soft-affinity", "soft-anti-affinity"],
+               help="Nova server-group policy for the nodes of one node group."),
+]
+cinder_opts = [
+    cfg.StrOpt("default_docker_volume_type", default="",
+               help="Cinder volume type of container-storage volumes when the label "
+               "docker_volume_type is unset ('' = Cinder's default type)."),
+    cfg.StrOpt("default_etcd_volume_type", default="",
+               help="Cinder volume type of etcd volumes when the label etcd_volume_type is "
+               "unset ('' = Cinder's default type)."),
+    cfg.StrOpt("default_boot_volume_type", default="",
+               help="Cinder volume type of boot volumes when the label boot_volume_type is "
+               "unset ('' = Cinder's default type)."),
+    cfg.IntOpt("default_boot_volume_size", default=0, min=0,
+               help="Boot-from-volume size in GB when the label boot_volume_size is unset; "
+               "0 boots from the image on the flavor's root disk."),
+]
+kubernetes_opts = [
+    cfg.StrOpt("keystone_auth_default_policy",
+               default="/etc/magnum/keystone_auth_default_policy.json",
+               help="k8s-keystone-auth policy (JSON) installed when keystone_auth_enabled; "
+               "$PROJECT_ID is replaced by the cluster's project. A built-in policy is used "
+               "when the file is absent."),
+    cfg.StrOpt("post_install_manifest_url", default="",
+               help="A manifest every new cluster applies once it is up."),
+]
+docker_registry_opts = [
+    cfg.StrOpt("swift_region", help="Swift region of the in-cluster registry's storage."),
+    cfg.StrOpt("swift_registry_container", default="docker_registry",
+               help="Swift container of the in-cluster registry's storage."),
+]
+CONF.register_opts(drivers_opts, group="drivers")
+CONF.register_opts(cluster_opts, group="cluster")
+CONF.register_opts(cinder_opts, group="cinder")
+CONF.register_opts(kubernetes_opts, group="kubernetes")
+CONF.register_opts(docker_registry_opts, group="docker_registry")
+
+DEFAULT_KEYSTONE_POLICY = [{
+    "users": {"projects": ["$PROJECT_ID"], "roles": ["member"]},
+    "resource_permissions": {"*/*": ["*"]},
+    "nonresource_permissions": {"/healthz": ["get"], "/version": ["get"]},
+}]
+
+
+@dataclasses.dataclass(frozen=True)
+class ServiceAccountKeys:
+    """The API server's service-account signing keypair (base64 of PEM, single line)."""
+
+    public: str
+    private: str
+
+    @classmethod
+    def generate(cls) -> ServiceAccountKeys:
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        private = key.private_bytes(serialization.Encoding.PEM,
+                                    serialization.PrivateFormat.TraditionalOpenSSL,
+                                    serialization.NoEncryption())
+        public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo)
+        return cls(base64.b64encode(public).decode(), base64.b64encode(private).decode())
+
+
+@dataclasses.dataclass(frozen=True)
+class Features:
+    """The shape of a stack: every input that changes the rendered template."""
+
+    existing_network: bool = False
+    master_lb: bool = False
+    floating_ip: bool = False
+    lb_floating_ip: bool = False
+    etcd_volume: bool = False
+    master_docker_volume: bool = False
+    worker_docker_volume: bool = False
+    boot_volume: bool = False
+
+    def key(self) -> tuple:
+        return dataclasses.astuple(self)
+
+
+def _ng_role(ng: Any) -> str:
+    return (getattr(ng, "role", None) or "worker")
+
+
+def master_nodegroup(nodegroups: list[Any]) -> Any:
+    for ng in nodegroups:
+        if _ng_role(ng) == "master" and ng.is_default:
+            return ng
+    raise exception.NodeGroupNotFound(nodegroup="default-master")
+
+
+def default_worker(nodegroups: list[Any]) -> Any:
+    for ng in nodegroups:
+        if _ng_role(ng) != "master" and ng.is_default:
+            return ng
+    raise exception.NodeGroupNotFound(nodegroup="default-worker")
+
+
+def _attr(obj: Any, name: str) -> Any:
+    return getattr(obj, name, None) if obj is not None else None
+
+
+def _first(*values: Any) -> Any:
+    for v in values:
+        if v is not None and v != "":
+            return v
+    return None
+
+
+def cluster_labels(cluster: Any, template: Any) -> dict[str, str]:
+    """Resolved labels of the cluster: defaults < template labels < cluster labels."""
+    return label_table.resolve(_attr(template, "labels"), _attr(cluster, "labels"))
+
+
+def nodegroup_labels(cluster: Any, template: Any, nodegroup: Any) -> dict[str, str]:
+    """Labels a node group's nodes see: its own labels, cluster-only labels from the cluster."""
+    resolved = label_table.resolve(_attr(template, "labels"), _attr(cluster, "labels"),
+                                   _attr(nodegroup, "labels"))
+    base = cluster_labels(cluster, template)
+    for name in label_table.CLUSTER_ONLY:
+        if name in base:
+            resolved[name] = base[name]
+        else:
+            resolved.pop(name, None)
+    return resolved
+
+
+def _size(value: Any) -> int:
+    try:
+        return max(int(value or 0), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def boot_volume_size(labels: dict[str, str]) -> int:
+    return _size(_first(labels.get("boot_volume_size"), CONF.cinder.default_boot_volume_size))
+
+
+def features(cluster: Any, template: Any, nodegroups: list[Any],
+             nodegroup: Any | None = None) -> Features:
+    """The template-shaping facts of a cluster (or of one extra node group's stack)."""
+    labels = cluster_labels(cluster, template)
+    lb = bool(_first(_attr(cluster, "master_lb_enabled"), template.master_lb_enabled))
+    fip = bool(_first(_attr(cluster, "floating_ip_enabled"), template.floating_ip_enabled))
+    lb_fip = lb and label_table.parse_bool(labels.get("master_lb_floating_ip_enabled"), fip)
+    existing = bool(_first(cluster.fixed_network, template.fixed_network))
+    master = master_nodegroup(nodegroups)
+    worker = nodegroup if nodegroup is not None else default_worker(nodegroups)
+    return Features(
+        existing_network=existing, master_lb=lb, floating_ip=fip, lb_floating_ip=lb_fip,
+        etcd_volume=_size(labels.get("etcd_volume_size")) > 0,
+        master_docker_volume=_size(_first(master.docker_volume_size,
+                                          cluster.docker_volume_size)) > 0,
+        worker_docker_volume=_size(_first(worker.docker_volume_size,
+                                          cluster.docker_volume_size)) > 0,
+        boot_volume=boot_volume_size(labels) > 0,
+    )
+
+
+def _auth_url(res: ClusterResources) -> str:
+    url = (res.url_for("identity") or "").rstrip("/")
+    return url if url.endswith("/v3") else url + "/v3"
+
+
+def _magnum_url(res: ClusterResources) -> str:
+    url = (res.url_for("container-infra") or res.url_for("container") or "").rstrip("/")
+    return url if url.endswith("/v1") else url + "/v1"
+
+
+def _pods_cidr(template: Any, labels: dict[str, str]) -> str:
+    if (template.network_driver or "flannel") == "calico":
+        return labels["calico_ipv4pool"]
+    return labels["flannel_network_cidr"]
+
+
+def _cloud_provider_enabled(template: Any, labels: dict[str, str], trust_id: str | None) -> bool:
+    enabled = label_table.parse_bool(labels.get("cloud_provider_enabled"), bool(trust_id))
+    if enabled and not trust_id:
+        raise exception.InvalidParameterValue(
+            err="cloud_provider_enabled=true needs a cluster trust ([trust] cluster_user_trust).")
+    if not enabled and (template.volume_driver or "") == "cinder":
+        raise exception.InvalidParameterValue(
+            err="volume_driver cinder needs the cloud provider (cloud_provider_enabled=true).")
+    return enabled
+
+
+def _openstack_ca() -> str:
+    path = CONF.drivers.openstack_ca_file
+    if not path:
+        return ""
+    with open(path, "rb") as f:
+        return base64.b64encode(f.read()).decode()
+
+
+def _keystone_policy(project_id: str) -> str:
+    try:
+        with open(CONF.kubernetes.keystone_auth_default_policy) as f:
+            text = f.read()
+    except OSError:
+        text = json.dumps(DEFAULT_KEYSTONE_POLICY)
+    return base64.b64encode(text.replace("$PROJECT_ID", project_id or "").encode()).decode()
+
+
+def _volume_type(label: str | None, default: str, size: int) -> str:
+    return (label or default or "") if size > 0 else ""
+
+
+def _no_proxy(template: Any, labels: dict[str, str]) -> str:
+    if not template.no_proxy:
+        return ""
+    return f"{template.no_proxy},{labels['fixed_subnet_cidr']}"
+
+
+def _allowed_cidrs(labels: dict[str, str]) -> list[str]:
+    given = [c.strip() for c in labels.get("master_lb_allowed_cidrs", "").split(",") if c.strip()]
+    return given + [labels["fixed_subnet_cidr"]] if given else []
+
+
+def _kube_tag(labels: dict[str, str], cluster: Any) -> str:
+    return labels.get("kube_tag") or cluster.coe_version or label_table.LABELS["kube_tag"].default
+
+
+def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
+             nodegroups: list[Any], nodegroup: Any, labels: dict[str, str]) -> dict[str, str]:
+    """The shell settings one node group's nodes boot with (keys upper-case)."""
+    trustee = res.trustee()
+    cluster_lbls = cluster_labels(cluster, template)
+    is_master = _ng_role(nodegroup) == "master"
+    master = master_nodegroup(nodegroups)
+    env: dict[str, str] = {name.upper(): str(value) for name, value in sorted(labels.items())}
+    tls_disabled = bool(template.tls_disabled)
+    cert_api = label_table.parse_bool(cluster_lbls.get("cert_manager_api"))
+    ca_key = (res.ca_private_key() or "") if (cert_api and is_master) else ""
+    ingress = cluster_lbls.get("ingress_controller", "")
+    octavia = res.url_for("load-balancer") is not None
+    if ingress == "octavia" and not octavia:
+        raise exception.InvalidParameterValue(
+            err="ingress_controller=octavia needs Octavia in the service catalog.")
+    min_count = _first(_attr(nodegroup, "min_node_count"), labels.get("min_node_count"), 0)
+    max_count = _first(_attr(nodegroup, "max_node_count"), labels.get("max_node_count"),
+                       int(nodegroup.node_count or 0) + 1)
+    env.update({
+        "KUBE_TAG": _kube_tag(labels, cluster),
+        "CLUSTER_UUID": cluster.uuid,
+        "CLUSTER_NAME": cluster.name or "",
+        "PROJECT_ID": cluster.project_id or "",
+        "USERNAME": getattr(res.context, "user_name", None) or "",
+        "MAGNUM_URL": _magnum_url(res),
+        "AUTH_URL": _auth_url(res),
+        "REGION_NAME": CONF.drivers.region_name,
+        "VERIFY_CA": str(CONF.drivers.verify_ca).lower(),
+        "OPENSTACK_CA": _openstack_ca(),
+        "TRUSTEE_USER_ID": trustee.user_id or "",
+        "TRUSTEE_USERNAME": trustee.username or "",
+        "TRUSTEE_PASSWORD": trustee.password or "",
+        "TRUSTEE_DOMAIN_ID": trustee.domain_id or "",
+        "TRUST_ID": trustee.trust_id or "",
+        "OS_DISTRO": profile.os_distro,
+        "CONTAINERD_SOURCE": profile.containerd_source,
+        "LOGIN_USER": profile.login_user,
+        "SELINUX_MANAGED": str(profile.selinux).lower(),
+        "NODEGROUP_NAME": nodegroup.name,
+        "NODEGROUP_ROLE": _ng_role(nodegroup),
+        "IS_MASTER": str(is_master).lower(),
+        "NUMBER_OF_MASTERS": str(master.node_count or 1),
+        "MIN_NODE_COUNT": str(min_count),
+        "MAX_NODE_COUNT": str(max_count),
+        "TLS_DISABLED": str(tls_disabled).lower(),
+        "KUBE_API_PORT": "8080" if tls_disabled else "6443",
+        "NETWORK_DRIVER": template.network_driver or "flannel",
+        "VOLUME_DRIVER": template.volume_driver or "",
+        "PODS_NETWORK_CIDR": _pods_cidr(template, cluster_lbls),
+        "PORTAL_NETWORK_CIDR": cluster_lbls["service_cluster_ip_range"],
+        "DNS_NAMESERVER": template.dns_nameserver or "8.8.8.8",
+        "HTTP_PROXY": template.http_proxy or "",
+        "HTTPS_PROXY": template.https_proxy or "",
+        "NO_PROXY": _no_proxy(template, cluster_lbls),
+        "INSECURE_REGISTRY_URL": template.insecure_registry or "",
+        "REGISTRY_ENABLED": str(bool(template.registry_enabled)).lower(),
+        "DOCKER_STORAGE_DRIVER": template.docker_storage_driver or "overlay2",
+        "EXTERNAL_NETWORK_ID": template.external_network_id or "",
+        "CLOUD_PROVIDER_ENABLED": str(
+            _cloud_provider_enabled(template, cluster_lbls, trustee.trust_id)).lower(),
+        "OCTAVIA_ENABLED": str(octavia).lower(),
+        "MASTER_LB_ENABLED": str(features(cluster, template, nodegroups).master_lb).lower(),
+        "KEYSTONE_AUTH_DEFAULT_POLICY": (
+            _keystone_policy(cluster.project_id)
+            if label_table.parse_bool(cluster_lbls.get("keystone_auth_enabled"), True)
+            and is_master else ""),
+        "POST_INSTALL_MANIFEST_URL": CONF.kubernetes.post_install_manifest_url,
+        "CA_KEY": base64.b64encode(ca_key.encode()).decode() if ca_key else "",
+        "SSH_PUBLIC_KEY": res.keypair_public_key(cluster.keypair) or "",
+        "SWIFT_REGION": (CONF.docker_registry.swift_region or "")
+        if template.registry_enabled else "",
+        "REGISTRY_CONTAINER": CONF.docker_registry.swift_registry_container
+        if template.registry_enabled else "",
+    })
+    return env
+
+
+def encode_env(env: dict[str, str]) -> str:
+    """``KEY='value'`` lines, shell-quoted, base64-encoded onto one line."""
+    text = "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(env.items()))
+    return base64.b64encode(text.encode()).decode()
+
+
+def decode_env(blob: str) -> dict[str, str]:
+    """The inverse of ``encode_env`` (for tests and diagnostics)."""
+    env = {}
+    for word in shlex.split(base64.b64decode(blob).decode()):
+        key, _, value = word.partition("=")
+        env[key] = value
+    return env
+
+
+def _common(res: ClusterResources, cluster: Any, template: Any,
+            labels: dict[str, str]) -> dict[str, Any]:
+    return {
+        "cluster_uuid": cluster.uuid,
+        "ssh_key_name": cluster.keypair or _attr(template, "keypair_id") or "",
+        "external_network": template.external_network_id or "",
+        "kube_tag": _kube_tag(labels, cluster),
+        "nodes_affinity_policy": CONF.cluster.nodes_affinity_policy,
+        "boot_volume_size": boot_volume_size(labels),
+        "boot_volume_type": _volume_type(labels.get("boot_volume_type"),
+                                         CONF.cinder.default_boot_volume_type,
+                                         boot_volume_size(labels)),
+        "availability_zone": labels.get("availability_zone", ""),
+        "wait_condition_timeout": 6000,
+        "update_max_batch_size": 1,
+    }
+
+
+def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
+                       nodegroups: list[Any],
+                       service_account: ServiceAccountKeys | None) -> dict[str, Any]:
+    """Parameters of the cluster stack (network, API endpoint, masters, default workers)."""
+    labels = cluster_labels(cluster, template)
+    master = master_nodegroup(nodegroups)
+    worker = default_worker(nodegroups)
+    tls_disabled = bool(template.tls_disabled)
+    etcd_size = _size(labels.get("etcd_volume_size"))
+    master_docker = _size(_first(master.docker_volume_size, cluster.docker_volume_size))
+    worker_docker = _size(_first(worker.docker_volume_size, cluster.docker_volume_size))
+    params = _common(res, cluster, template, labels)
+    params.update({
+        "dns_nameserver": template.dns_nameserver or "8.8.8.8",
+        "fixed_subnet_cidr": labels["fixed_subnet_cidr"],
+        "fixed_network": cluster.fixed_network or template.fixed_network or "",
+        "fixed_network_name": cluster.fixed_network or template.fixed_network or cluster.name,
+        "fixed_subnet": cluster.fixed_subnet or template.fixed_subnet or "",
+        "number_of_masters": int(master.node_count or 1),
+        "master_flavor": master.flavor_id or cluster.master_flavor_id
+        or template.master_flavor_id,
+        "master_image": master.image_id or template.image_id,
+        "master_nodegroup_name": master.name,
+        "number_of_minions": int(worker.node_count or 0),
+        "minion_flavor": worker.flavor_id or cluster.flavor_id or template.flavor_id,
+        "minion_image": worker.image_id or template.image_id,
+        "worker_nodegroup_name": worker.name,
+        "minions_to_remove": [],
+        "kube_version": _kube_tag(labels, cluster),
+        "master_kube_tag": _kube_tag(labels, cluster),
+        "minion_kube_tag": _kube_tag(nodegroup_labels(cluster, template, worker), cluster),
+        "etcd_volume_size": etcd_size,
+        "etcd_volume_type": _volume_type(labels.get("etcd_volume_type"),
+                                         CONF.cinder.default_etcd_volume_type, etcd_size),
+        "master_docker_volume_size": master_docker,
+        "docker_volume_size": worker_docker,
+        "docker_volume_type": _volume_type(labels.get("docker_volume_type"),
+                                           CONF.cinder.default_docker_volume_type,
+                                           max(master_docker, worker_docker)),
+        "kubernetes_port": 8080 if tls_disabled else 6443,
+        "loadbalancing_protocol": "HTTP" if tls_disabled else "TCP",
+        "master_lb_allowed_cidrs": _allowed_cidrs(labels),
+        "octavia_provider": labels["octavia_provider"],
+        "octavia_lb_algorithm": labels["octavia_lb_algorithm"],
+        "octavia_lb_healthcheck": label_table.parse_bool(labels["octavia_lb_healthcheck"]),
+        "pods_network_cidr": _pods_cidr(template, labels),
+        "master_slot": "a",
+        "worker_slot": "a",
+        "master_bootstrap_env": encode_env(
+            node_env(res, profile, cluster, template, nodegroups, master, labels)),
+        "worker_bootstrap_env": encode_env(
+            node_env(res, profile, cluster, template, nodegroups, worker,
+                     nodegroup_labels(cluster, template, worker))),
+    })
+    if service_account is not None:
+        params["kube_service_account_key"] = service_account.public
+        params["kube_service_account_private_key"] = service_account.private
+    return params
+
+
+def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
+                         nodegroups: list[Any], nodegroup: Any,
+                         cluster_outputs: dict[str, Any]) -> dict[str, Any]:
+    """Parameters of an extra node group's own stack, wired to the cluster stack's outputs."""
+    labels = nodegroup_labels(cluster, template, nodegroup)
+    docker = _size(_first(nodegroup.docker_volume_size, cluster.docker_volume_size))
+    params = _common(res, cluster, template, labels)
+    params.update({
+        "nodegroup_name": nodegroup.name,
+        "number_of_minions": int(nodegroup.node_count or 0),
+        "minion_flavor": nodegroup.flavor_id or cluster.flavor_id or template.flavor_id,
+        "minion_image": nodegroup.image_id or template.image_id,
+        "minions_to_remove": [],
+        "docker_volume_size": docker,
+        "docker_volume_type": _volume_type(labels.get("docker_volume_type"),
+                                           CONF.cinder.default_docker_volume_type, docker),
+        "fixed_network": cluster_outputs.get("fixed_network") or "",
+        "fixed_subnet": cluster_outputs.get("fixed_subnet") or "",
+        "security_group": cluster_outputs.get("worker_security_group") or "",
+        "api_private_address": cluster_outputs.get("api_private_address") or "",
+        "pods_network_cidr": _pods_cidr(template, cluster_labels(cluster, template)),
+        "slot": "a",
+        "bootstrap_env": encode_env(
+            node_env(res, profile, cluster, template, nodegroups, nodegroup, labels)),
+    })
+    return params
+
+
+def list_opts():
+    return [("drivers", drivers_opts), ("cluster", cluster_opts), ("cinder", cinder_opts),
+            ("kubernetes", kubernetes_opts), ("docker_registry", docker_registry_opts)]

@@ -1,0 +1,70 @@
+"""Rolling upgrades and node replacement: what changes, and what is refused.
+
+An upgrade replaces nodes batch by batch (``update_max_batch_size``), masters first: the
+new version and image reach each node through its user data, and flipping the node
+template's completion *slot* gives every replacement a fresh wait-condition handle, so a
+batch completes only when its new nodes have signalled. Ports, floating IPs and etcd
+volumes are separate resources and survive the replacement, so a master comes back with its
+address and its etcd data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drivers.heat import labels as label_table
+from magnum_common import exception
+
+#: Labels an upgrade takes from the new template even when the cluster set them itself.
+VERSION_LABELS = frozenset({
+    "kube_image_digest", "ostree_remote", "ostree_commit", "containerd_version",
+    "containerd_tarball_url", "containerd_tarball_sha256",
+})
+
+
+class Overlay:
+    """A read-only view of a DB row with some attributes replaced."""
+
+    def __init__(self, row: Any, **overrides: Any) -> None:
+        self._row = row
+        self._overrides = overrides
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._overrides:
+            return self._overrides[name]
+        return getattr(self._row, name)
+
+
+def upgraded_labels(cluster: Any, new_template: Any) -> dict[str, str]:
+    """The cluster's labels after an upgrade to ``new_template``.
+
+    The cluster keeps its own settings; versions (``*_tag`` and the labels above) come from
+    the new template wherever it sets them.
+    """
+    labels = dict(cluster.labels or {})
+    for name, value in (new_template.labels or {}).items():
+        if name.endswith("_tag") or name in VERSION_LABELS or name not in labels:
+            labels[name] = value
+    return labels
+
+
+def check_version(current: str | None, target: str) -> None:
+    """Refuse a downgrade (a lower Kubernetes version than the stack runs)."""
+    if not current:
+        return
+    if label_table.parse_version(target) < label_table.parse_version(current):
+        raise exception.InvalidParameterValue(
+            err=f"Downgrading Kubernetes from {current} to {target} is not supported.")
+
+
+def check_masters_replaceable(number_of_masters: int, etcd_volume_size: int) -> None:
+    """Replacing a lone master whose etcd data lives on its root disk would lose the data."""
+    if number_of_masters < 2 and etcd_volume_size < 1:
+        raise exception.NotSupported(
+            operation="Replacing the only master of a cluster that keeps etcd on the root "
+            "disk (set the label etcd_volume_size, or run 3 masters)")
+
+
+def flip(slot: str | None) -> str:
+    """The other completion slot."""
+    return "b" if slot == "a" else "a"

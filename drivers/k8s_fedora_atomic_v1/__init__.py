@@ -1,0 +1,1 @@
+"""Kubernetes on Fedora Atomic (cloud-init)."""

@@ -1,0 +1,1 @@
+"""Kubernetes on Ubuntu (cloud-init)."""

@@ -1,0 +1,153 @@
+"""Parameter mapping: rows + resources -> Heat parameters and the nodes' bootstrap settings."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from drivers.heat import parameters
+from drivers.k8s_fedora_coreos_v1.driver import Driver as FcosDriver
+from drivers.k8s_ubuntu_v1.driver import Driver as UbuntuDriver
+from magnum_common import exception
+from tests.unit.drivers import support
+
+PROFILE = FcosDriver.profile
+
+
+def _build(ct_kw=None, cl_kw=None, masters=1, workers=2, res=None):
+    ct = support.template(**(ct_kw or {}))
+    cl = support.cluster(ct, **(cl_kw or {}))
+    ngs = support.default_nodegroups(cl, masters, workers)
+    res = res or support.Resources()
+    return res, ct, cl, ngs
+
+
+def test_cluster_parameters_map_rows_and_resources():
+    res, ct, cl, ngs = _build(masters=3, workers=2, cl_kw={"labels": {"kube_tag": "v1.31.2"}})
+    keys = parameters.ServiceAccountKeys.generate()
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, keys)
+    assert p["cluster_uuid"] == cl.uuid
+    assert (p["number_of_masters"], p["number_of_minions"]) == (3, 2)
+    assert (p["master_flavor"], p["minion_flavor"]) == ("m1.medium", "m1.small")
+    assert p["kube_tag"] == p["kube_version"] == p["master_kube_tag"] == "v1.31.2"
+    assert p["ssh_key_name"] == "kp" and p["external_network"] == "public"
+    assert p["fixed_network_name"] == cl.name and p["fixed_network"] == ""
+    assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (6443, "TCP")
+    assert p["pods_network_cidr"] == "10.100.0.0/16"
+    assert p["master_slot"] == p["worker_slot"] == "a"
+    assert p["kube_service_account_key"] == keys.public
+    assert base64.b64decode(keys.private).startswith(b"-----BEGIN RSA PRIVATE KEY")
+    assert p["etcd_volume_type"] == "" and p["docker_volume_type"] == ""
+
+
+def test_service_account_keys_are_left_out_when_not_rotating():
+    res, ct, cl, ngs = _build()
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    assert "kube_service_account_key" not in p
+
+
+def test_bootstrap_env_round_trips_any_characters():
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"kubelet_options": "--a='b c' \"$HOME\"\n"}})
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    master = parameters.decode_env(p["master_bootstrap_env"])
+    worker = parameters.decode_env(p["worker_bootstrap_env"])
+    assert master["TRUSTEE_PASSWORD"] == "s3cr'et \"pw\""
+    assert master["KUBELET_OPTIONS"] == "--a='b c' \"$HOME\"\n"
+    assert master["AUTH_URL"] == "http://keystone.example:5000/v3"
+    assert master["MAGNUM_URL"] == "http://magnum.example:9511/v1"
+    assert master["TRUST_ID"] == "trust-1" and master["CLUSTER_UUID"] == cl.uuid
+    assert (master["IS_MASTER"], worker["IS_MASTER"]) == ("true", "false")
+    assert master["KEYSTONE_AUTH_DEFAULT_POLICY"] and not worker["KEYSTONE_AUTH_DEFAULT_POLICY"]
+    assert master["CA_KEY"] == "" and master["CONTAINERD_SOURCE"] == "image"
+    assert worker["MAX_NODE_COUNT"] == "3" and worker["NODEGROUP_NAME"] == "default-worker"
+    assert master["SSH_PUBLIC_KEY"].startswith("ssh-rsa")
+
+
+def test_tls_disabled_calico_and_proxies():
+    res, ct, cl, ngs = _build(ct_kw={"tls_disabled": True, "network_driver": "calico",
+                                     "no_proxy": "localhost",
+                                     "labels": {"calico_ipv4pool": "10.200.0.0/16"}})
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (8080, "HTTP")
+    assert p["pods_network_cidr"] == "10.200.0.0/16"
+    env = parameters.decode_env(p["master_bootstrap_env"])
+    assert env["NO_PROXY"] == "localhost,10.0.0.0/24" and env["KUBE_API_PORT"] == "8080"
+
+
+def test_lb_allowed_cidrs_get_the_subnet_and_cert_api_ships_the_ca_key():
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"master_lb_allowed_cidrs": "192.0.2.0/24",
+                                                "cert_manager_api": "true"}})
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    assert p["master_lb_allowed_cidrs"] == ["192.0.2.0/24", "10.0.0.0/24"]
+    env = parameters.decode_env(p["master_bootstrap_env"])
+    assert base64.b64decode(env["CA_KEY"]).startswith(b"-----BEGIN RSA")
+    assert parameters.decode_env(p["worker_bootstrap_env"])["CA_KEY"] == ""
+
+
+def test_cloud_provider_rules():
+    res, ct, cl, ngs = _build(res=support.Resources(trust_id=None))
+    env = parameters.decode_env(
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+    assert env["CLOUD_PROVIDER_ENABLED"] == "false"
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"cloud_provider_enabled": "true"}},
+                              res=support.Resources(trust_id=None))
+    with pytest.raises(exception.InvalidParameterValue):
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    res, ct, cl, ngs = _build(ct_kw={"volume_driver": "cinder"},
+                              cl_kw={"labels": {"cloud_provider_enabled": "false"}})
+    with pytest.raises(exception.InvalidParameterValue):
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+
+
+def test_octavia_ingress_needs_octavia():
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"ingress_controller": "octavia"}})
+    with pytest.raises(exception.InvalidParameterValue):
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    res.catalog["load-balancer"] = "http://octavia.example:9876"
+    env = parameters.decode_env(
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+    assert env["INGRESS_CONTROLLER"] == "octavia" and env["OCTAVIA_ENABLED"] == "true"
+
+
+def test_volumes_and_types(monkeypatch):
+    from oslo_config import cfg
+    cfg.CONF.set_override("default_etcd_volume_type", "fast", group="cinder")
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"etcd_volume_size": "5",
+                                                "docker_volume_type": "bulk"},
+                                     "docker_volume_size": 20})
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    assert (p["etcd_volume_size"], p["etcd_volume_type"]) == (5, "fast")
+    assert (p["docker_volume_size"], p["docker_volume_type"]) == (20, "bulk")
+    f = parameters.features(cl, ct, ngs)
+    assert f.etcd_volume and f.worker_docker_volume and f.master_docker_volume
+    assert not f.boot_volume
+
+
+def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cluster():
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"kube_tag": "v1.31.1"}})
+    ng = support.nodegroup(cl, "gpu", "worker", 2, False, flavor_id="gpu.large",
+                           labels={"kube_tag": "v1.31.3", "service_cluster_ip_range":
+                                   "10.9.0.0/16", "availability_zone": "az2"},
+                           max_node_count=7)
+    outputs = {"fixed_network": "net-1", "fixed_subnet": "sub-1",
+               "worker_security_group": "sg-1", "api_private_address": "10.0.0.5"}
+    p = parameters.nodegroup_parameters(res, UbuntuDriver.profile, cl, ct, ngs + [ng], ng,
+                                        outputs)
+    assert (p["nodegroup_name"], p["number_of_minions"], p["minion_flavor"]) == (
+        "gpu", 2, "gpu.large")
+    assert (p["fixed_network"], p["security_group"], p["api_private_address"]) == (
+        "net-1", "sg-1", "10.0.0.5")
+    assert p["kube_tag"] == "v1.31.3" and p["availability_zone"] == "az2"
+    env = parameters.decode_env(p["bootstrap_env"])
+    assert env["PORTAL_NETWORK_CIDR"] == "10.254.0.0/16"
+    assert env["MAX_NODE_COUNT"] == "7" and env["CONTAINERD_SOURCE"] == "package"
+
+
+def test_features_follow_the_cluster_over_the_template():
+    res, ct, cl, ngs = _build(ct_kw={"master_lb_enabled": False, "floating_ip_enabled": True,
+                                     "fixed_network": "mynet"},
+                              cl_kw={"master_lb_enabled": True, "floating_ip_enabled": False,
+                                     "labels": {"master_lb_floating_ip_enabled": "true"}})
+    f = parameters.features(cl, ct, ngs)
+    assert f.master_lb and not f.floating_ip and f.lb_floating_ip and f.existing_network

@@ -1,0 +1,161 @@
+"""Rendering: every driver x cluster shape gives valid HOT with the expected resources."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+
+import pytest
+import yaml
+
+from drivers import registry
+from drivers.heat import bootstrap, parameters, renderer
+from drivers.heat.parameters import Features
+from tests.unit.drivers import support
+
+DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
+
+# (network driver, master LB, floating IPs, existing network, volume driver, masters)
+SHAPES = list(itertools.product(["flannel", "calico"], [False, True], [False, True],
+                                [False, True], ["cinder", None], [1, 3]))
+
+
+@pytest.fixture(scope="module")
+def sa_keys():
+    return parameters.ServiceAccountKeys.generate()
+
+
+def _rows(network_driver, lb, fip, existing, volume_driver, masters, **labels):
+    ct = support.template(network_driver=network_driver, master_lb_enabled=lb,
+                          floating_ip_enabled=fip, volume_driver=volume_driver,
+                          fixed_network="net" if existing else None,
+                          fixed_subnet="subnet" if existing else None,
+                          labels=dict(labels))
+    cl = support.cluster(ct, docker_volume_size=10 if volume_driver else None)
+    return ct, cl, support.default_nodegroups(cl, masters, 2)
+
+
+def _params_of(text: str) -> set[str]:
+    return set(yaml.safe_load(text)["parameters"])
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "-".join(map(str, s)))
+def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
+    network_driver, lb, fip, existing, volume_driver, masters = shape
+    ct, cl, ngs = _rows(*shape, etcd_volume_size="2" if masters == 1 else "0")
+    driver = registry.all_drivers()[driver_name]
+    profile = driver.profile
+    feats = parameters.features(cl, ct, ngs)
+    rendered = renderer.render_cluster(driver_name, feats)
+    hot = yaml.safe_load(rendered.template)
+    assert str(hot["heat_template_version"]) == "2021-04-16"
+    res = hot["resources"]
+    assert ("private_network" in res) is (not existing)
+    assert ("extrouter_inside" in res) is (not existing)
+    assert ("api_lb" in res) is lb and ("api_pool" in res) is lb
+    assert ("api_lb_floating" in res) is (lb and fip)
+    assert res["kube_masters"]["properties"]["resource_def"]["type"] == "master.yaml"
+    assert res["kube_masters"]["update_policy"]["rolling_update"]["max_batch_size"] == {
+        "get_param": "update_max_batch_size"}
+    assert res["default_worker"]["type"] == "nodegroup.yaml"
+    assert {"api_address", "kube_masters", "kube_masters_private", "kube_minions",
+            "kube_minions_private"} <= set(hot["outputs"])
+    master = yaml.safe_load(rendered.files["master.yaml"])["resources"]
+    worker = yaml.safe_load(rendered.files["worker.yaml"])["resources"]
+    group = yaml.safe_load(rendered.files["nodegroup.yaml"])["resources"]["kube_minions"]
+    assert group["properties"]["removal_policies"] == [
+        {"resource_list": {"get_param": "minions_to_remove"}}]
+    for node in (master, worker):
+        assert node["wait_condition_a"]["type"] == "OS::Heat::WaitCondition"
+        assert node["wait_handle_a"]["type"] == "OS::Heat::WaitConditionHandle"
+        assert node["server"]["properties"]["user_data_format"] == "RAW"
+        assert ("floating_ip" in node) is fip
+        assert ("docker_volume" in node) is bool(volume_driver)
+        assert not any(r["type"].startswith("OS::Heat::Software") for r in node.values())
+    assert ("etcd_volume" in master) is (masters == 1)
+    assert ("api_pool_member" in master) is lb
+    # The parameters we build are exactly what the templates declare (Heat refuses others).
+    p = parameters.cluster_parameters(support.Resources(), profile, cl, ct, ngs, sa_keys)
+    assert set(p) <= _params_of(rendered.template)
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+def test_nodegroup_template_declares_exactly_the_parameters_built(driver_name):
+    ct, cl, ngs = _rows("flannel", False, True, False, "cinder", 1)
+    ng = support.nodegroup(cl, "extra", "worker", 2, False, docker_volume_size=5)
+    rendered = renderer.render_nodegroup(driver_name, parameters.features(cl, ct, ngs, ng))
+    outputs = {"fixed_network": "n", "fixed_subnet": "s", "worker_security_group": "g",
+               "api_private_address": "10.0.0.3"}
+    p = parameters.nodegroup_parameters(support.Resources(),
+                                        registry.all_drivers()[driver_name].profile,
+                                        cl, ct, ngs + [ng], ng, outputs)
+    declared = _params_of(rendered.template)
+    assert set(p) <= declared
+    assert {k for k, v in yaml.safe_load(rendered.template)["parameters"].items()
+            if "default" not in v} <= set(p)
+    assert "docker_volume" in yaml.safe_load(rendered.files["worker.yaml"])["resources"]
+    # The nested default worker group receives the same parameter set from the cluster.
+    cluster = yaml.safe_load(renderer.render_cluster(
+        driver_name, parameters.features(cl, ct, ngs)).template)
+    assert set(cluster["resources"]["default_worker"]["properties"]) <= declared
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+def test_rendering_is_deterministic_and_cached(driver_name):
+    f = Features(master_lb=True, floating_ip=True, lb_floating_ip=True)
+    first = renderer.render_cluster(driver_name, f)
+    renderer.render_cluster.cache_clear()
+    again = renderer.render_cluster(driver_name, dataclasses.replace(f))
+    assert first == again
+    assert renderer.render_cluster(driver_name, f) is renderer.render_cluster(driver_name, f)
+    assert renderer.TEMPLATE_VERSION in first.template
+
+
+def _node_user_data_params(text: str) -> set[str]:
+    server = yaml.safe_load(text)["resources"]["server"]
+    return set(server["properties"]["user_data"]["str_replace"]["params"])
+
+
+@pytest.mark.parametrize("role", ["master", "worker"])
+def test_every_runtime_placeholder_is_filled_by_the_node_template(role):
+    rendered = renderer.render_cluster("k8s_ubuntu_v1", Features())
+    filled = _node_user_data_params(rendered.files[f"{role}.yaml"])
+    wanted = {f"@@{k}@@" for k in bootstrap.runtime_env(role).replace("=", "\n").split("\n")
+              if k and not k.startswith("@@")}
+    assert wanted | {"@@BOOTSTRAP_ENV@@"} == filled
+    user_data = rendered.files[f"userdata-{role}"]
+    for placeholder in filled:
+        assert placeholder in user_data
+
+
+def test_fedora_coreos_user_data_is_an_ignition_config():
+    rendered = renderer.render_cluster("k8s_fedora_coreos_v1", Features())
+    config = json.loads(rendered.files["userdata-master"])
+    assert config["ignition"]["version"].startswith("3.")
+    paths = {f["path"] for f in config["storage"]["files"]}
+    assert {"/usr/local/bin/magnum-bootstrap", "/etc/magnum/bootstrap.env",
+            "/etc/magnum/runtime.env"} <= paths
+    assert len([p for p in paths if p.startswith(bootstrap.FRAGMENTS_PATH)]) == len(
+        bootstrap.fragment_paths()) - 1
+    assert not any(p.endswith(".service") for p in paths)
+    unit = config["systemd"]["units"][0]
+    assert unit["enabled"] and "ExecStart=/usr/local/bin/magnum-bootstrap" in unit["contents"]
+
+
+@pytest.mark.parametrize("driver_name,package", [("k8s_ubuntu_v1", True),
+                                                  ("k8s_fedora_atomic_v1", False)])
+def test_cloud_init_user_data(driver_name, package):
+    rendered = renderer.render_cluster(driver_name, Features())
+    text = rendered.files["userdata-worker"]
+    assert text.startswith("#cloud-config\n")
+    config = yaml.safe_load(text.replace("@@BOOTSTRAP_ENV@@", "QUJD"))
+    assert ("containerd" in config.get("packages", [])) is package
+    paths = {f["path"] for f in config["write_files"]}
+    assert "/etc/systemd/system/magnum-bootstrap.service" in paths
+    runtime = next(f for f in config["write_files"] if f["path"] == "/etc/magnum/runtime.env")
+    assert "WAIT_TOKEN=@@WAIT_TOKEN@@" in runtime["content"]
+    assert "KUBE_SA_KEY" not in runtime["content"]
+    assert ["systemctl", "enable", "--now", "--no-block", "magnum-bootstrap.service"] in \
+        config["runcmd"]
