@@ -87,8 +87,9 @@ def _existing_trust(kc: Any, context: RequestContext, trustee_id: str) -> str | 
 def create_trustee_and_trust(context: RequestContext, cluster: Any) -> dict[str, str]:
     """Create (or recover) the trustee and the owner's trust; values for the cluster row.
 
-    Raises ``ConfigInvalid`` when no encryption key is configured (checked before anything
-    is created) and ``TrusteeOrTrustToClusterFailed`` for any Keystone failure.
+    Raises ``ConfigInvalid`` for missing configuration (the encryption key is checked
+    before anything is created) and ``TrusteeOrTrustToClusterFailed``, with Keystone's
+    error in the message, for any Keystone failure.
     """
     password = utils.generate_password()
     encrypted = crypto.encrypt(password)
@@ -112,10 +113,12 @@ def create_trustee_and_trust(context: RequestContext, cluster: Any) -> dict[str,
             if created:
                 _delete_user(admin_kc, user.id)
             raise
-    except (ks_exc.ClientException, exception.AuthorizationFailure,
-            exception.ConfigInvalid) as exc:
+    except (ks_exc.ClientException, exception.AuthorizationFailure) as exc:
         LOG.error("Creating trustee/trust for cluster %s failed: %s", cluster.uuid, exc)
-        raise exception.TrusteeOrTrustToClusterFailed(cluster_uuid=cluster.uuid) from exc
+        raise exception.TrusteeOrTrustToClusterFailed(
+            f"Failed to create trustee or trust for Cluster: {cluster.uuid}: {exc}",
+            cluster_uuid=cluster.uuid,
+        ) from exc
     return {
         "trustee_username": name,
         "trustee_user_id": user.id,

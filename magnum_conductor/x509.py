@@ -186,8 +186,13 @@ def _issue(
     issuer_public_key: object,
     signing_key: _PrivateKey,
     extensions: list[x509.Extension],
+    issuer_not_after: datetime.datetime | None = None,
 ) -> x509.Certificate:
+    """Build and sign; validity never outlasts the issuing CA (``issuer_not_after``)."""
     now = datetime.datetime.now(datetime.UTC)
+    not_after = now + datetime.timedelta(days=CONF.x509.term_of_validity)
+    if issuer_not_after is not None:
+        not_after = min(not_after, issuer_not_after)
     builder = (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -195,7 +200,7 @@ def _issue(
         .public_key(public_key)
         .serial_number(uuid.uuid4().int)
         .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=CONF.x509.term_of_validity))
+        .not_valid_after(not_after)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(public_key), critical=False)
         .add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_public_key),
@@ -256,6 +261,7 @@ def generate_client_certificate(
             x509.Extension(ExtensionOID.EXTENDED_KEY_USAGE, False,
                            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH])),
         ],
+        ca_cert.not_valid_after_utc,
     )
     passphrase = _new_passphrase()
     return CertKeyPair(_pem(cert), _encrypt_key(key, passphrase), passphrase)
@@ -335,7 +341,8 @@ def sign_csr(ca_cert_pem: str, ca_key_pem: str, passphrase: str | None, csr_pem:
     """Sign a PEM CSR with a cluster CA; returns the certificate PEM.
 
     The subject is copied from the CSR and the issuer is the CA's subject; extensions pass
-    through the ``[x509]`` policy (see module docstring).
+    through the ``[x509]`` policy (see module docstring). Valid from a day ago for
+    ``[x509] term_of_validity`` days, but never beyond the CA's own expiry.
     """
     try:
         csr = x509.load_pem_x509_csr(
@@ -352,7 +359,7 @@ def sign_csr(ca_cert_pem: str, ca_key_pem: str, passphrase: str | None, csr_pem:
     ca_cert = x509.load_pem_x509_certificate(ca_cert_pem.encode("ascii"))
     ca_key = _load_key(ca_key_pem, passphrase)
     cert = _issue(csr.subject, public_key, ca_cert.subject, ca_key.public_key(), ca_key,
-                  _filter_extensions(extensions))
+                  _filter_extensions(extensions), ca_cert.not_valid_after_utc)
     return _pem(cert)
 
 

@@ -39,6 +39,8 @@ _MISSING = (LookupError, ValueError, ks_exc.NotFound)
 
 
 def _is_not_found(exc: Exception) -> bool:
+    if isinstance(exc, UnicodeDecodeError):  # a corrupt payload is not a missing one
+        return False
     return isinstance(exc, _MISSING) or getattr(exc, "status_code", None) == 404
 
 

@@ -59,9 +59,17 @@ def test_missing_encryption_key_fails_before_any_keystone_call():
         trust.create_trustee_and_trust(OWNER, _cluster())
 
 
-def test_keystone_failures_are_reported_as_trust_failures():
+def test_keystone_failures_are_reported_as_trust_failures_with_the_cause():
     CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
-    with pytest.raises(exception.TrusteeOrTrustToClusterFailed, match="c0ffee00"):
+    with pytest.raises(exception.TrusteeOrTrustToClusterFailed,
+                       match="c0ffee00.*(?i:connect|refused)"):
+        trust.create_trustee_and_trust(OWNER, _cluster())
+
+
+def test_missing_trustee_domain_admin_is_a_config_error():
+    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
+    CONF.clear_override("trustee_domain_admin_name", "trust")
+    with pytest.raises(exception.ConfigInvalid, match="trustee_domain_admin"):
         trust.create_trustee_and_trust(OWNER, _cluster())
 
 

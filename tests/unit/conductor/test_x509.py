@@ -163,6 +163,15 @@ def test_term_of_validity_is_configurable(certs):
     assert (cert.not_valid_after_utc - cert.not_valid_before_utc).days == 31
 
 
+def test_certificates_never_outlive_their_ca():
+    CONF.set_override("term_of_validity", 10, "x509")
+    ca = mx.generate_ca("short-lived")
+    CONF.set_override("term_of_validity", 1000, "x509")
+    ca_expiry = _cert(ca.certificate).not_valid_after_utc
+    assert _sign(ca, _csr()).not_valid_after_utc == ca_expiry
+    assert _cert(mx.generate_client_certificate(ca).certificate).not_valid_after_utc == ca_expiry
+
+
 def test_signed_client_certificate_verifies_against_its_ca_only(certs):
     csr = _csr((x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CLIENT_AUTH]), False),
                (_usage(digital_signature=True), True))
