@@ -1,9 +1,17 @@
-"""``magnum-api``: the production WSGI server (gunicorn, in-process, pre-forked workers)."""
+"""``magnum-api``: the production WSGI server (gunicorn's application API, in-process).
+
+A pre-forking server: the master loads the paste pipeline once, forks ``[api] workers``
+workers (threads inside each keep HTTP connections alive) and replaces any that die. The
+database engine and the RPC transport are created lazily, after the fork, in each worker.
+"""
 
 from __future__ import annotations
 
 import multiprocessing
+import sys
+from typing import Any
 
+from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
 CONF = cfg.CONF
@@ -13,13 +21,72 @@ server_opts = [
     cfg.PortOpt("port", default=9511, help="Port the API listens on."),
     cfg.IntOpt("workers", min=1,
                help="Worker processes of the API server; default: the number of CPUs."),
+    cfg.IntOpt("threads", default=2, min=1,
+               help="Threads per worker (each serves one connection at a time)."),
+    cfg.IntOpt("keepalive", default=5, min=0,
+               help="Seconds an idle HTTP keep-alive connection is kept open."),
+    cfg.IntOpt("worker_timeout", default=120, min=1,
+               help="Seconds a worker may spend on one request before it is restarted."),
+    cfg.BoolOpt("enabled_ssl", default=False, help="Serve HTTPS."),
+    cfg.StrOpt("ssl_cert_file", help="Certificate (PEM) for HTTPS."),
+    cfg.StrOpt("ssl_key_file", help="Private key (PEM) for HTTPS."),
 ]
 CONF.register_opts(server_opts, group="api")
 
 
-def main() -> None:
-    raise SystemExit(f"not implemented yet ({multiprocessing.cpu_count()})")
+def _post_fork(server: Any, worker: Any) -> None:
+    """Connections must never be shared across a fork."""
+    from magnum_common import rpc
+    from magnum_common.db import api as db_api
+
+    db_api.reset_engine()
+    rpc.cleanup()
+
+
+class APIServer(BaseApplication):
+    def __init__(self, options: dict[str, Any]) -> None:
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        from magnum_api import app
+
+        return app.load_app()
+
+
+def server_options() -> dict[str, Any]:
+    options: dict[str, Any] = {
+        "bind": f"{CONF.api.host}:{CONF.api.port}",
+        "workers": CONF.api.workers or multiprocessing.cpu_count(),
+        "worker_class": "gthread",
+        "threads": CONF.api.threads,
+        "keepalive": CONF.api.keepalive,
+        "timeout": CONF.api.worker_timeout,
+        "preload_app": True,
+        "post_fork": _post_fork,
+        "proc_name": "magnum-api",
+        "errorlog": "-",
+        "loglevel": "info",
+    }
+    if CONF.api.enabled_ssl:
+        options.update(certfile=CONF.api.ssl_cert_file, keyfile=CONF.api.ssl_key_file)
+    return options
+
+
+def main(argv: list[str] | None = None) -> None:
+    from magnum_common import config
+
+    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    APIServer(server_options()).run()
 
 
 def list_opts():
     return [("api", server_opts)]
+
+
+if __name__ == "__main__":
+    main()
