@@ -1,0 +1,106 @@
+"""Node bootstrap fragments: shellcheck-clean, and every setting they read is provided."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from drivers.heat import bootstrap, parameters
+from drivers.k8s_fedora_coreos_v1.driver import Driver
+from tests.unit.drivers import support
+
+FRAGMENTS = bootstrap.fragment_paths()
+# ${NAME} / $NAME of upper-case settings; ${NAME:-default} reads are optional.
+_REQUIRED = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)(?![A-Z0-9_]*:-)\}?")
+_LOCAL = re.compile(r"^\s*(?:readonly\s+)?([A-Z][A-Z0-9_]*)=", re.M)
+_BASH = {"HOME", "PATH"}
+
+
+def test_fragments_exist_in_run_order():
+    names = [p.name for p in FRAGMENTS]
+    assert "magnum-bootstrap.sh" in names and "lib.sh" in names
+    steps = [n for n in names if n[:2].isdigit()]
+    assert steps == sorted(steps) and len(steps) >= 7
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="the shellcheck binary is absent")
+def test_fragments_are_shellcheck_clean():
+    result = subprocess.run(["shellcheck", "-x", "--severity=style",
+                             *[p.name for p in FRAGMENTS]],
+                            cwd=bootstrap.FRAGMENTS_DIR, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _required_settings() -> dict[str, set[str]]:
+    local = set()
+    for path in FRAGMENTS:
+        local |= set(_LOCAL.findall(path.read_text()))
+    wanted = {}
+    for path in FRAGMENTS:
+        text = path.read_text()
+        refs = set(_REQUIRED.findall(text)) - local - _BASH
+        # Heredoc-escaped references (\$(NODE_NAME)) belong to Kubernetes, not to us.
+        refs -= set(re.findall(r"\\\$\(?([A-Z_]+)", text))
+        wanted[path.name] = refs
+    return wanted
+
+
+COMBINATIONS = [
+    dict(network_driver="flannel"),
+    dict(network_driver="calico", labels={"calico_ipv4pool_ipip": "Always"}),
+    dict(tls_disabled=True),
+    dict(volume_driver="cinder", labels={"cinder_csi_enabled": "true"}),
+    dict(labels={"ingress_controller": "nginx", "auto_scaling_enabled": "true"}),
+    dict(labels={"ingress_controller": "octavia", "auto_healing_enabled": "true",
+                 "auto_healing_controller": "magnum-auto-healer"}),
+    dict(labels={"ingress_controller": "traefik", "auto_healing_enabled": "true",
+                 "keystone_auth_enabled": "false", "kube_dashboard_enabled": "true"}),
+    dict(labels={"cert_manager_api": "true", "cloud_provider_enabled": "false"},
+         trust=False),
+    dict(http_proxy="http://proxy:3128", no_proxy="localhost", insecure_registry="reg:5000"),
+]
+
+
+@pytest.mark.parametrize("combo", COMBINATIONS, ids=lambda c: "-".join(
+    f"{k}" for k in c) + "-" + "-".join(sorted(c.get("labels", {}))))
+@pytest.mark.parametrize("role", ["master", "worker"])
+def test_every_setting_a_fragment_reads_is_provided(combo, role):
+    combo = dict(combo)
+    trust = combo.pop("trust", True)
+    labels = combo.pop("labels", {})
+    ct = support.template(labels=labels, **combo)
+    cl = support.cluster(ct)
+    ngs = support.default_nodegroups(cl, 1, 1)
+    res = support.Resources(trust_id="t" if trust else None,
+                            catalog={"identity": "http://ks:5000/v3",
+                                     "container-infra": "http://m:9511",
+                                     "load-balancer": "http://lb:9876"})
+    p = parameters.cluster_parameters(res, Driver.profile, cl, ct, ngs, None)
+    env = parameters.decode_env(p[f"{role}_bootstrap_env"])
+    runtime = set(bootstrap.RUNTIME_KEYS) | (
+        set(bootstrap.MASTER_RUNTIME_KEYS) if role == "master" else set())
+    provided = set(env) | runtime
+    for fragment, wanted in _required_settings().items():
+        missing = wanted - provided
+        if role == "worker" and fragment in {"40-etcd.sh", "50-control-plane.sh",
+                                             "70-addons.sh"}:
+            continue  # master-only steps exit before reading master settings
+        if role == "worker" and fragment == "30-certificates.sh":
+            missing -= set(bootstrap.MASTER_RUNTIME_KEYS)
+        assert not missing, f"{fragment} reads unset {sorted(missing)}"
+
+
+def test_bootstrap_env_is_read_back_exactly_by_bash(tmp_path):
+    ct = support.template(labels={"kubelet_options": "--x='y z' \"$HOME\" `id`"})
+    cl = support.cluster(ct)
+    ngs = support.default_nodegroups(cl)
+    p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct, ngs, None)
+    env_file = tmp_path / "bootstrap.env"
+    env_file.write_bytes(__import__("base64").b64decode(p["master_bootstrap_env"]))
+    out = subprocess.run(
+        ["bash", "-c", 'set -a; . "$1"; printf "%s\\0%s" "$KUBELET_OPTIONS" "$TRUSTEE_PASSWORD"',
+         "bash", str(env_file)], capture_output=True, text=True, check=True).stdout
+    assert out.split("\0") == ["--x='y z' \"$HOME\" `id`", "s3cr'et \"pw\""]
