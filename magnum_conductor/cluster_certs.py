@@ -85,10 +85,9 @@ def _store_all(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, str]:
                                          passphrase=pair.passphrase, name=name)
 
     items = list(_bundles(cluster, certs).items())
-    workers = len(items) if isinstance(backend, barbican.CertManager) else 1
     refs: dict[str, str] = {}
     error: BaseException | None = None
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+    with _pool(backend, len(items)) as pool:
         for future in [pool.submit(store, item) for item in items]:
             try:
                 field, ref = future.result()
@@ -96,10 +95,23 @@ def _store_all(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, str]:
             except Exception as exc:
                 error = error or exc
     if error is not None:
-        for ref in refs.values():
-            _delete_quietly(backend, owner, ref)
+        _delete_all(backend, owner, list(refs.values()))
         raise error
     return refs
+
+
+def _pool(backend: cert_manager.CertManager, jobs: int) -> concurrent.futures.Executor:
+    """Threads for a remote backend (each bundle is several HTTP requests), else one."""
+    remote = isinstance(backend, barbican.CertManager)
+    return concurrent.futures.ThreadPoolExecutor(max_workers=jobs if remote else 1)
+
+
+def _delete_all(backend: cert_manager.CertManager, context: RequestContext,
+                refs: list[str]) -> list[str]:
+    """Delete bundles (concurrently for a remote backend); the refs that failed."""
+    with _pool(backend, max(len(refs), 1)) as pool:
+        results = list(pool.map(lambda ref: _delete_quietly(backend, context, ref), refs))
+    return [ref for ref, deleted in zip(refs, results, strict=True) if not deleted]
 
 
 def _delete_quietly(backend: cert_manager.CertManager, context: RequestContext,
@@ -123,11 +135,9 @@ def create_for_cluster(context: RequestContext, cluster: Any) -> dict[str, str]:
 
 def delete_for_cluster(context: RequestContext, cluster: Any) -> list[str]:
     """Delete all four bundles; returns the refs that failed (logged), [] when all gone."""
-    backend = cert_manager.get_backend()
-    owner = _owner_context(cluster)
-    _forget_credentials(cluster)
-    return [ref for ref in (getattr(cluster, f, None) for f in REF_FIELDS)
-            if ref and not _delete_quietly(backend, owner, ref)]
+    _forget_credentials(_credentials_key(cluster))
+    refs = [ref for ref in (getattr(cluster, f, None) for f in REF_FIELDS) if ref]
+    return _delete_all(cert_manager.get_backend(), _owner_context(cluster), refs)
 
 
 def _get(cluster: Any, field: str) -> cert_manager.Cert:
@@ -166,6 +176,7 @@ def rotate_ca(context: RequestContext, cluster: Any,
     so the row never points at deleted certificates.
     """
     old = [getattr(cluster, field, None) for field in REF_FIELDS]
+    old_credentials = _credentials_key(cluster)
     new_refs = _store_all(cluster, x509.generate_cluster_certificates(
         cluster.name or cluster.uuid))
     backend = cert_manager.get_backend()
@@ -174,13 +185,10 @@ def rotate_ca(context: RequestContext, cluster: Any,
         try:
             commit(new_refs)
         except Exception:
-            for ref in new_refs.values():
-                _delete_quietly(backend, owner, ref)
+            _delete_all(backend, owner, list(new_refs.values()))
             raise
-    _forget_credentials(cluster)
-    for ref in old:
-        if ref:
-            _delete_quietly(backend, owner, ref)
+    _forget_credentials(old_credentials)
+    _delete_all(backend, owner, [ref for ref in old if ref])
     return new_refs
 
 
@@ -190,7 +198,7 @@ def client_credentials(context: RequestContext, cluster: Any) -> tuple[str, str,
     Cached per process by reference: a bundle behind a reference never changes, and the
     health monitor asks for them every polling interval.
     """
-    key = (cluster.ca_cert_ref, cluster.magnum_cert_ref)
+    key = _credentials_key(cluster)
     with _credentials_lock:
         cached = _credentials.get(key)
         if cached is not None:
@@ -205,6 +213,10 @@ def client_credentials(context: RequestContext, cluster: Any) -> tuple[str, str,
     return credentials
 
 
-def _forget_credentials(cluster: Any) -> None:
+def _credentials_key(cluster: Any) -> tuple[str, str]:
+    return (getattr(cluster, "ca_cert_ref", None), getattr(cluster, "magnum_cert_ref", None))
+
+
+def _forget_credentials(key: tuple[str, str]) -> None:
     with _credentials_lock:
-        _credentials.pop((cluster.ca_cert_ref, cluster.magnum_cert_ref), None)
+        _credentials.pop(key, None)

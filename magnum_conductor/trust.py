@@ -68,13 +68,16 @@ def trustee_username(cluster: Any) -> str:
 
 def _ensure_trustee(kc: Any, domain_id: str, name: str, password: str) -> tuple[Any, bool]:
     """The trustee user, created or (after an interrupted create) reset; (user, created)."""
-    existing = kc.users.list(domain=domain_id, name=name)
-    if existing:
-        user = existing[0]
-        kc.users.update(user, password=password, enabled=True)
-        LOG.info("Reusing trustee user %s left by an earlier attempt", name)
-        return user, False
-    return kc.users.create(name=name, password=password, domain=domain_id), True
+    try:
+        return kc.users.create(name=name, password=password, domain=domain_id), True
+    except ks_exc.Conflict:
+        existing = kc.users.list(domain=domain_id, name=name)
+        if not existing:
+            raise
+    user = existing[0]
+    kc.users.update(user, password=password, enabled=True)
+    LOG.info("Reusing trustee user %s left by an earlier attempt", name)
+    return user, False
 
 
 def _existing_trust(kc: Any, context: RequestContext, trustee_id: str) -> str | None:

@@ -121,9 +121,12 @@ def test_ca_private_key_matches_the_ca(backend):
 
 def test_delete_removes_all_four_and_tolerates_missing(backend):
     cluster = _created()
+    cluster_certs.client_credentials(OWNER, cluster)  # cached from here on
     cert_manager.get_backend().delete_cert(OWNER, cluster.etcd_ca_cert_ref)
     assert cluster_certs.delete_for_cluster(OWNER, cluster) == []
     assert not any(_exists(cluster, f) for f in cluster_certs.REF_FIELDS)
+    with pytest.raises(exception.CertificateNotFound):
+        cluster_certs.client_credentials(OWNER, cluster)
     assert cluster_certs.delete_for_cluster(OWNER, cluster) == []
     with pytest.raises(exception.CertificateNotFound):
         cluster_certs.get_ca(OWNER, _cluster())
