@@ -32,8 +32,10 @@ _SOURCE_PASTE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__f
 
 def setup_app() -> ParsableErrorMiddleware:
     """The pecan application wrapped in the error-envelope middleware."""
+    from magnum_api import routing_cache
     from magnum_api.controllers.root import RootController
 
+    routing_cache.install()
     app = pecan.make_app(
         RootController(),
         hooks=[hooks.ContextHook(), hooks.ErrorHook(), hooks.MicroversionHook()],

@@ -38,11 +38,11 @@ def widen_for_admin(ctx, rule: str) -> None:
         ctx.all_tenants = True
 
 
-def template_labels(uuids: list[str]) -> dict[str, dict]:
+def template_labels(ctx, uuids: list[str]) -> dict[str, dict]:
     """Labels of the templates of a page of clusters, in one query."""
     if not uuids:
         return {}
-    with db_api.reader() as session:
+    with db_api.reader(ctx) as session:
         return {uuid: labels or {} for uuid, labels in
                 session.execute(_TEMPLATE_LABELS, {"uuids": sorted(set(uuids))})}
 
@@ -126,12 +126,14 @@ class ClustersController(rest.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         widen_for_admin(ctx, rule + "_all_projects")
-        rows = clusters.list(ctx, limit=page.limit, marker=page.marker,
-                             sort_key=page.sort_key, sort_dir=page.sort_dir)
-        groups = clusters.nodegroups_of(None, [row.uuid for row in rows])
+        with db_api.reader(ctx):  # one connection and transaction for the whole page
+            rows = clusters.list(ctx, limit=page.limit, marker=page.marker,
+                                 sort_key=page.sort_key, sort_dir=page.sort_dir)
+            groups = clusters.nodegroups_of(ctx, [row.uuid for row in rows])
+            labels = template_labels(ctx, [row.cluster_template_id for row in rows]) \
+                if detailed else {}
         url, version = base.base_url(), base.version()
         if detailed:
-            labels = template_labels([row.cluster_template_id for row in rows])
             items = [schema.detail(row, groups.get(row.uuid, []),
                                    labels.get(row.cluster_template_id), url, version)
                      for row in rows]
@@ -156,10 +158,11 @@ class ClustersController(rest.RestController):
         base.check_query()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
-        row = clusters.get(ctx, ident)
-        policy.authorize(ctx, "cluster:get", row.as_dict())
-        groups = clusters.nodegroups_of(None, [row.uuid])
-        labels = template_labels([row.cluster_template_id])
+        with db_api.reader(ctx):  # one connection and transaction for the three reads
+            row = clusters.get(ctx, ident)
+            policy.authorize(ctx, "cluster:get", row.as_dict())
+            groups = clusters.nodegroups_of(ctx, [row.uuid])
+            labels = template_labels(ctx, [row.cluster_template_id])
         return base.respond(schema.detail(row, groups.get(row.uuid, []),
                                           labels.get(row.cluster_template_id),
                                           base.base_url(), base.version(), show=True))
