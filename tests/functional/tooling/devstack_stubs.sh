@@ -61,7 +61,7 @@ function iniset {
         shift
     fi
     _stub_record iniset "$@"
-    "$STUB_PYTHON" - "$@" <<'PY'
+    "$STUB_PYTHON" -I -S - "$@" <<'PY'
 import configparser
 import os
 import sys

@@ -156,6 +156,7 @@ def test_api_paste_and_uwsgi_config_are_installed(sandbox):
     uwsgi = configparser.RawConfigParser()
     uwsgi.read(sandbox.conf_dir / "magnum-api-uwsgi.ini")
     assert uwsgi.get("uwsgi", "module") == "magnum_api.wsgi:application"
+    assert uwsgi.get("uwsgi", "env") == f"MAGNUM_CONFIG_FILES={sandbox.conf}"
     assert calls_of(calls, "write_uwsgi_config") == [[
         f"{sandbox.conf_dir}/magnum-api-uwsgi.ini", "magnum_api.wsgi:application",
         "/container-infra", "", "magnum-api",

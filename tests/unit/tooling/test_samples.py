@@ -62,6 +62,7 @@ def test_uwsgi_config_serves_the_api_module():
     assert ini.get("uwsgi", "module") == "magnum_api.wsgi:application"
     assert ini.get("uwsgi", "http-socket").endswith(":9511")
     assert ini.getboolean("uwsgi", "lazy-apps")
+    assert ini.get("uwsgi", "env") == "MAGNUM_CONFIG_FILES=/etc/magnum/magnum.conf"
 
 
 def _unit(name: str) -> configparser.RawConfigParser:
