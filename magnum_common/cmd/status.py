@@ -2,12 +2,12 @@
 
 Each check answers one question an operator would otherwise find out from a failing service:
 can the policy file be enforced, is the schema at the code's head, is any cluster stuck past
-its timeout, can the configured certificate store be reached. The checks read the same
-configuration files as the services and talk to the same database.
+its timeout, can the configured certificate store be reached, do the drivers load. The
+checks read the same configuration files as the services and talk to the same database.
 
 Plugins are found through their entry points (policy defaults ``oslo.policy.policies:magnum``,
-certificate backends ``magnum.cert_manager.backend``, options ``oslo.config.opts``), never by
-importing another package of this project.
+certificate backends ``magnum.cert_manager.backend``, drivers ``magnum.drivers``, options
+``oslo.config.opts``), never by importing another package of this project.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ Result = upgradecheck.Result
 POLICY_NAMESPACE = "oslo.policy.policies"
 POLICY_NAME = "magnum"
 CERT_MANAGER_NAMESPACE = "magnum.cert_manager.backend"
+DRIVERS_NAMESPACE = "magnum.drivers"
 OPTS_NAMESPACE = "oslo.config.opts"
 #: Used when ``[cluster_heat] create_timeout`` / ``update_timeout`` are not declared by any
 #: installed package (their defaults where the conductor declares them).
@@ -308,6 +309,28 @@ class Checks(upgradecheck.UpgradeCommands):
                                         f"{type(exc).__name__}: {exc}")
         return Result(Code.SUCCESS, f"Cert manager backend {name!r} is reachable.")
 
+    def check_drivers(self, namespace: str = DRIVERS_NAMESPACE) -> Result:
+        """Every enabled driver (``magnum.drivers`` entry points) imports and instantiates."""
+        disabled = set(_option("drivers", "disabled_drivers", []))
+        loaded, broken = [], []
+        for entry in sorted(importlib.metadata.entry_points(group=namespace),
+                            key=lambda e: e.name):
+            if entry.name in disabled:
+                continue
+            try:
+                entry.load()()
+            except Exception as exc:
+                broken.append(f"{entry.name} ({type(exc).__name__}: {exc})")
+            else:
+                loaded.append(entry.name)
+        if broken:
+            return Result(Code.FAILURE, f"Drivers that cannot be loaded: {_listed(broken)}. "
+                                        "Templates using them are refused.")
+        if not loaded:
+            return Result(Code.FAILURE, "No cluster driver is installed and enabled "
+                                        "([drivers] disabled_drivers).")
+        return Result(Code.SUCCESS, f"Drivers: {', '.join(loaded)}.")
+
     _upgrade_checks = (
         ("Policy file", check_policy),
         ("Policy file JSON to YAML migration",
@@ -315,11 +338,12 @@ class Checks(upgradecheck.UpgradeCommands):
         ("Database schema", check_database_schema),
         ("Clusters stuck in progress", check_stuck_clusters),
         ("Certificate store", check_cert_manager),
+        ("Cluster drivers", check_drivers),
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    for problem in register_project_options(CONF, ("cluster_heat", "certificates")):
+    for problem in register_project_options(CONF, ("cluster_heat", "certificates", "drivers")):
         LOG.debug("options not loaded: %s", problem)
     # A check must report an unreachable database at once, not retry for minutes.
     CONF.set_override("max_retries", 0, "database")

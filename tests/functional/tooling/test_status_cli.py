@@ -16,7 +16,7 @@ from magnum_common.utils import generate_uuid
 
 MAGNUM_STATUS = pathlib.Path(sys.executable).parent / "magnum-status"
 CHECKS = ["Policy file", "Policy file JSON to YAML migration", "Database schema",
-          "Clusters stuck in progress", "Certificate store"]
+          "Clusters stuck in progress", "Certificate store", "Cluster drivers"]
 
 
 def run_checks(conf: pathlib.Path) -> tuple[int, dict[str, dict]]:
@@ -46,6 +46,9 @@ def test_checks_run_against_the_configured_database_and_policy_file(db, tmp_path
     assert checks["Clusters stuck in progress"]["result"] == 1
     assert stuck in checks["Clusters stuck in progress"]["details"]
     assert checks["Policy file"]["result"] == 2
+    # The real magnum.drivers entry points are loaded (each is named, loaded or not).
+    for driver in ("k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"):
+        assert driver in checks["Cluster drivers"]["details"]
     assert code == max(check["result"] for check in checks.values()) == 2
 
 

@@ -318,6 +318,67 @@ def test_unknown_cert_manager_type_fails_and_lists_the_known_ones(cert_backends)
     assert "fake-healthy" in result.details and "x509keypair" in result.details
 
 
+# --- drivers --------------------------------------------------------------------------------
+
+DRIVERS = '''
+class Good:
+    pass
+
+
+class Broken:
+    def __init__(self):
+        raise RuntimeError("template directory missing")
+'''
+
+
+@pytest.fixture
+def driver_group(tmp_path, monkeypatch):
+    """Drivers under a test entry-point group, installed as a real distribution."""
+    (tmp_path / "fake_drivers.py").write_text(DRIVERS)
+    dist = tmp_path / "fake_drivers-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-drivers\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[magnum_test.drivers]\n"
+        "good = fake_drivers:Good\n"
+        "broken = fake_drivers:Broken\n"
+        "absent = fake_drivers_not_installed:Driver\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "magnum_test.drivers"
+    import sys
+    sys.modules.pop("fake_drivers", None)
+
+
+def test_drivers_that_fail_to_load_are_a_failure(driver_group):
+    result = status.Checks().check_drivers(driver_group)
+
+    assert result.code == Code.FAILURE
+    assert "broken (RuntimeError: template directory missing)" in result.details
+    assert "absent (ModuleNotFoundError" in result.details
+    assert "good" not in result.details
+
+
+def test_disabled_drivers_are_not_loaded(driver_group):
+    CONF.register_opts([cfg.ListOpt("disabled_drivers", default=[])], group="drivers")
+    CONF.set_override("disabled_drivers", ["broken", "absent"], "drivers")
+
+    result = status.Checks().check_drivers(driver_group)
+
+    assert result.code == Code.SUCCESS
+    assert result.details == "Drivers: good."
+
+
+def test_no_enabled_driver_is_a_failure(driver_group):
+    CONF.register_opts([cfg.ListOpt("disabled_drivers", default=[])], group="drivers")
+    CONF.set_override("disabled_drivers", ["good", "broken", "absent"], "drivers")
+
+    result = status.Checks().check_drivers(driver_group)
+
+    assert result.code == Code.FAILURE
+    assert "No cluster driver" in result.details
+
+
 # --- options of the other packages -----------------------------------------------------------
 
 def _importable(module: str) -> bool:
