@@ -21,6 +21,10 @@ class ContextHook(hooks.PecanHook):
 
     priority = 10
 
+    def on_route(self, state) -> None:
+        """Every response is JSON whatever the client's Accept header says."""
+        state.request.pecan["content_type"] = "application/json"
+
     def before(self, state) -> None:
         headers = state.request.headers
         environ = state.request.environ

@@ -29,6 +29,11 @@ CONF.register_opts(api_opts, group="api")
 _JSON_TYPES = frozenset(wsjson.accept_content_types)
 
 
+def expose():
+    """pecan's expose for JSON handlers (the Accept header is not negotiated)."""
+    return pecan.expose(content_type="application/json")
+
+
 def context() -> RequestContext:
     return pecan.request.context
 

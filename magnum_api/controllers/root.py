@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 
 from magnum_api import microversion
@@ -13,7 +12,7 @@ from magnum_api.controllers.v1 import V1Controller
 class RootController(rest.RestController):
     v1 = V1Controller()
 
-    @pecan.expose()
+    @base.expose()
     def get(self):
         return base.respond({
             "name": "OpenStack Magnum API",
@@ -28,7 +27,7 @@ class RootController(rest.RestController):
             }],
         })
 
-    @pecan.expose()
+    @base.expose()
     def _route(self, args, request=None):
         """``/clusters`` is served as ``/v1/clusters``."""
         if args and args[0] and args[0] != "v1":

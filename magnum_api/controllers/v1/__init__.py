@@ -33,7 +33,7 @@ class V1Controller(rest.RestController):
     federations = federations.FederationsController()
     credentials = credentials.CredentialsController()
 
-    @pecan.expose()
+    @base.expose()
     def get(self):
         url = base.base_url()
         body = {
@@ -52,7 +52,7 @@ class V1Controller(rest.RestController):
                           {"href": f"{url}/{path}", "rel": "bookmark"}]
         return base.respond(body)
 
-    @pecan.expose()
+    @base.expose()
     def _route(self, args, request=None):
         request = request or pecan.request
         try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from cryptography import x509
 from pecan import rest
 
@@ -16,7 +15,7 @@ from magnum_common.db.clusters import clusters
 
 class CertificatesController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, cluster_ident, **_):
         params = base.check_query(("ca_cert_type",))
         ctx = base.context()
@@ -26,7 +25,7 @@ class CertificatesController(rest.RestController):
             ctx, cluster.uuid, params.get("ca_cert_type"))
         return base.respond(misc.certificate_view(cluster.uuid, pem, base.base_url()))
 
-    @pecan.expose()
+    @base.expose()
     def post(self, *remainder, **_):
         base.check_query()
         _, body = base.parse_object(misc.CertificatePost, "certificate")
@@ -48,7 +47,7 @@ class CertificatesController(rest.RestController):
         return base.respond(misc.certificate_view(cluster.uuid, pem, base.base_url(), extra),
                             status=201)
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, cluster_ident, **_):
         base.check_query()
         ctx = base.context()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pecan
 from pecan import rest
 
 from magnum_api import policy
@@ -52,17 +51,17 @@ class ClusterTemplatesController(rest.RestController):
         return base.respond(page.collection("clustertemplates", items, path,
                                             rows[-1].uuid if rows else None))
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         return self._collection("clustertemplate:get_all", "clustertemplates")
 
-    @pecan.expose()
+    @base.expose()
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.ClusterTemplateNotFound(clustertemplate="detail")
         return self._collection("clustertemplate:detail", "clustertemplates/detail")
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, ident, **_):
         base.check_query()
         ctx = base.context()
@@ -72,7 +71,7 @@ class ClusterTemplatesController(rest.RestController):
             policy.authorize(ctx, "clustertemplate:get", row.as_dict())
         return base.respond(schema.view(row, base.base_url()))
 
-    @pecan.expose()
+    @base.expose()
     def post(self, **_):
         base.check_query()
         _, body = base.parse_object(schema.ClusterTemplatePost, "cluster_template")
@@ -113,7 +112,7 @@ class ClusterTemplatesController(rest.RestController):
         return base.respond(schema.view(row, url), status=201,
                             headers={"Location": f"{url}/v1/clustertemplates/{row.uuid}"})
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, ident, **_):
         base.check_query()
         ops = jsonpatch_schema.check_ops(
@@ -158,7 +157,7 @@ class ClusterTemplatesController(rest.RestController):
         if not allowed:
             raise exception.ClusterTemplateReferenced(clustertemplate=row.uuid)
 
-    @pecan.expose()
+    @base.expose()
     def delete(self, ident, **_):
         base.check_query()
         ctx = base.context()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pecan
 import sqlalchemy as sa
 from pecan import rest
 
@@ -56,7 +55,7 @@ class ActionsController(rest.RestController):
 
     _custom_actions = {"resize": ["POST"], "upgrade": ["POST"]}
 
-    @pecan.expose()
+    @base.expose()
     def resize(self, cluster_ident, *remainder, **_):
         base.require_version(microversion.RESIZE)
         base.check_query()
@@ -84,7 +83,7 @@ class ActionsController(rest.RestController):
             ctx, cluster.uuid, node_count, ng.uuid, body.get("nodes_to_remove") or [])
         return base.respond({"uuid": cluster.uuid}, status=202)
 
-    @pecan.expose()
+    @base.expose()
     def upgrade(self, cluster_ident, *remainder, **_):
         if base.version() < microversion.RESIZE:
             raise errors.RoutingError(406)
@@ -143,17 +142,17 @@ class ClustersController(rest.RestController):
         return base.respond(page.collection("clusters", items, path,
                                             rows[-1].uuid if rows else None))
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         return self._collection("cluster:get_all", "clusters", detailed=False)
 
-    @pecan.expose()
+    @base.expose()
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.ClusterNotFound(cluster="detail")
         return self._collection("cluster:detail", "clusters/detail", detailed=True)
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, ident, **_):
         base.check_query()
         ctx = base.context()
@@ -168,7 +167,7 @@ class ClustersController(rest.RestController):
                                           base.base_url(), base.version(), show=True))
 
     # --- create --------------------------------------------------------------------------
-    @pecan.expose()
+    @base.expose()
     def post(self, *remainder, **_):
         if remainder:
             raise exception.Invalid()
@@ -283,7 +282,7 @@ class ClustersController(rest.RestController):
         ]
 
     # --- update / delete -----------------------------------------------------------------
-    @pecan.expose()
+    @base.expose()
     def patch(self, ident, **_):
         version = base.version()
         allowed = ("rollback",) if version >= microversion.ROLLBACK else ()
@@ -321,7 +320,7 @@ class ClustersController(rest.RestController):
             patched.get("health_status_reason"), rollback)
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @pecan.expose()
+    @base.expose()
     def delete(self, ident, **_):
         base.check_query()
         ctx = base.context()

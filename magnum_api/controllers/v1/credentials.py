@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 
 from magnum_api import microversion, policy
@@ -13,7 +12,7 @@ from magnum_common.db.clusters import clusters
 
 class CredentialsController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, cluster_ident, **_):
         base.require_version(microversion.CREDENTIALS)
         base.check_query()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 from wsme import exc as wsme_exc
 
@@ -32,17 +31,17 @@ class FederationsController(rest.RestController):
             "federations", [misc.federation_view(row, url, detailed) for row in rows], path,
             rows[-1].uuid if rows else None))
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         return self._collection("federation:get_all", "federations", False)
 
-    @pecan.expose()
+    @base.expose()
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.FederationNotFound(federation="detail")
         return self._collection("federation:detail", "federations/detail", True)
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, ident, **_):
         base.check_query()
         ctx = base.context()
@@ -50,7 +49,7 @@ class FederationsController(rest.RestController):
         policy.authorize(ctx, "federation:get", row.as_dict())
         return base.respond(misc.federation_view(row, base.base_url(), True))
 
-    @pecan.expose()
+    @base.expose()
     def post(self, *remainder, **_):
         base.check_query()
         _, body = base.parse_object(misc.FederationPost, "federation")
@@ -75,7 +74,7 @@ class FederationsController(rest.RestController):
             "status": states.CREATE_COMPLETE})
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, ident, **_):
         base.check_query(("rollback",))
         ops = jsonpatch_schema.check_ops(
@@ -111,7 +110,7 @@ class FederationsController(rest.RestController):
         federations.update(ctx, row.uuid, values)
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @pecan.expose()
+    @base.expose()
     def delete(self, ident, **_):
         base.check_query()
         ctx = base.context()

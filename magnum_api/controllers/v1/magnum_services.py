@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 
 from magnum_api import policy
@@ -13,7 +12,7 @@ from magnum_common.db import services
 
 class MagnumServicesController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         base.check_query()
         ctx = base.context()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 
 from magnum_api import microversion, policy
@@ -29,7 +28,7 @@ def _widen_for_admin(ctx, rule: str) -> None:
 
 class NodeGroupController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, cluster_ident, **_):
         base.require_version(microversion.NODEGROUPS)
         params = base.check_query(PAGE_PARAMS)
@@ -47,7 +46,7 @@ class NodeGroupController(rest.RestController):
             f"clusters/{cluster.uuid}/nodegroups", rows[-1].uuid if rows else None,
             {"role": params["role"]} if "role" in params else None))
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, cluster_ident, ident, **_):
         base.require_version(microversion.NODEGROUPS)
         base.check_query()
@@ -59,7 +58,7 @@ class NodeGroupController(rest.RestController):
         return base.respond(schema.full(schema.row_values(row), cluster.labels,
                                         base.base_url()))
 
-    @pecan.expose()
+    @base.expose()
     def post(self, cluster_ident, *remainder, **_):
         base.require_version(microversion.NODEGROUPS)
         base.check_query()
@@ -115,7 +114,7 @@ class NodeGroupController(rest.RestController):
             raise
         return base.respond(schema.full(values, cluster_labels, base.base_url()), status=202)
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, cluster_ident, ident, **_):
         base.require_version(microversion.NODEGROUPS)
         base.check_query()
@@ -146,7 +145,7 @@ class NodeGroupController(rest.RestController):
         return base.respond(schema.full(values, cluster.labels, base.base_url()),
                             status=202)
 
-    @pecan.expose()
+    @base.expose()
     def delete(self, cluster_ident, ident, **_):
         base.require_version(microversion.NODEGROUPS)
         base.check_query()

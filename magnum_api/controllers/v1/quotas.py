@@ -22,7 +22,7 @@ def _not_found(project_id: str, resource: str) -> exception.QuotaNotFound:
 
 class QuotasController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         params = base.check_query(PAGE_PARAMS)
         page = base.Page(params, integer_marker=True)
@@ -40,7 +40,7 @@ class QuotasController(rest.RestController):
             "quotas", [misc.quota_view(row) for row in rows], "quotas",
             rows[-1].id if rows else None, {"all_tenants": "True"} if all_tenants else None))
 
-    @pecan.expose()
+    @base.expose()
     def get_one(self, project_id, resource, **_):
         base.check_query()
         ctx = base.context()
@@ -54,7 +54,7 @@ class QuotasController(rest.RestController):
             return base.respond({"project_id": project_id, "resource": resource,
                                  "hard_limit": quota.hard_limit(None, project_id)})
 
-    @pecan.expose()
+    @base.expose()
     def post(self, *remainder, **_):
         base.check_query()
         _, body = base.parse_object(misc.QuotaPost, "quota")
@@ -67,7 +67,7 @@ class QuotasController(rest.RestController):
         row = quotas.create(ctx, values)
         return base.respond(misc.quota_view(row), status=201)
 
-    @pecan.expose()
+    @base.expose()
     def patch(self, project_id, resource, **_):
         base.check_query()
         _, body = base.parse_object(misc.QuotaPost, "quota") if pecan.request.body else (
@@ -83,7 +83,7 @@ class QuotasController(rest.RestController):
             raise _not_found(project_id, resource) from None
         return base.respond(misc.quota_view(row), status=202)
 
-    @pecan.expose()
+    @base.expose()
     def delete(self, project_id, resource, **_):
         base.check_query()
         ctx = base.context()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pecan
 from pecan import rest
 from wsme import exc as wsme_exc
 
@@ -14,7 +13,7 @@ from magnum_common.db.clusters import clusters
 
 class StatsController(rest.RestController):
 
-    @pecan.expose()
+    @base.expose()
     def get_all(self, **_):
         params = base.check_query(("project_id", "type"))
         ctx = base.context()
