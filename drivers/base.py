@@ -71,6 +71,10 @@ class ClusterResources(Protocol):
     def keypair_public_key(self, name: str | None) -> str | None:
         """The public half of a Nova keypair, or None when unknown / Nova absent."""
 
+    def client_certificates(self) -> tuple[str, str, str] | None:
+        """(CA PEM, client certificate PEM, client key PEM) for reaching the cluster's API as
+        an admin (health monitoring); None when the cluster has no certificates yet."""
+
 
 class Monitor(Protocol):
     def poll_health(self) -> tuple[str, dict[str, Any]]:

@@ -101,29 +101,37 @@ class KubernetesHeatDriver(Driver):
     def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
                         new_template: Any, nodegroups: list[Any], nodegroup: Any,
                         max_batch_size: int) -> None:
+        """Roll the default groups (masters first) or one extra group to ``new_template``."""
         heat = res.heat()
         target = upgrade.Overlay(cluster, labels=upgrade.upgraded_labels(cluster, new_template))
-        new_tag = parameters.cluster_labels(target, new_template)["kube_tag"]
+        rolled = [ng for ng in nodegroups
+                  if (ng.is_default if nodegroup.is_default else ng.uuid == nodegroup.uuid)]
+        target_ngs = [upgrade.Overlay(ng, labels=upgrade.upgraded_labels(ng, new_template))
+                      if ng in rolled else ng for ng in nodegroups]
+        batch = max(int(max_batch_size or 1), 1)
         if nodegroup.is_default:
             current = self._current_parameters(heat, cluster.stack_id)
-            upgrade.check_version(current.get("kube_tag"), new_tag)
+            upgrade.check_version(current.get("kube_tag"),
+                                  parameters.cluster_labels(target, new_template)["kube_tag"])
             upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
                                               int(current.get("etcd_volume_size", 0)))
             params = self._replacement_parameters(
                 parameters.cluster_parameters(res, self.profile, target, new_template,
-                                              nodegroups, None), current)
-            params["update_max_batch_size"] = max(int(max_batch_size or 1), 1)
+                                              target_ngs, None), current)
+            params["update_max_batch_size"] = batch
             stack_ops.patch(heat, cluster.stack_id, params,
-                            rendered=self._render_cluster(target, new_template, nodegroups))
+                            rendered=self._render_cluster(target, new_template, target_ngs))
             return
+        target_ng = target_ngs[nodegroups.index(nodegroup)]
         current = self._current_parameters(heat, nodegroup.stack_id)
-        upgrade.check_version(current.get("kube_tag"), new_tag)
-        params = self._nodegroup_replacement(res, heat, target, new_template, nodegroups,
-                                             nodegroup, current)
-        params["update_max_batch_size"] = max(int(max_batch_size or 1), 1)
+        upgrade.check_version(current.get("kube_tag"), parameters.nodegroup_labels(
+            target, new_template, target_ng)["kube_tag"])
+        params = self._nodegroup_replacement(res, heat, target, new_template, target_ngs,
+                                             target_ng, current)
+        params["update_max_batch_size"] = batch
         stack_ops.patch(heat, nodegroup.stack_id, params,
-                        rendered=self._render_nodegroup(target, new_template, nodegroups,
-                                                        nodegroup))
+                        rendered=self._render_nodegroup(target, new_template, target_ngs,
+                                                        target_ng))
 
     @staticmethod
     def _replacement_parameters(params: dict[str, Any], current: dict[str, Any]) -> dict:

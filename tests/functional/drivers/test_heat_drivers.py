@@ -1,0 +1,122 @@
+"""The Kubernetes drivers against real Heat: template validation and a full cluster life.
+
+Heat runs for real (stubbed leaf resources on the lite tier); the local cloud's node
+simulator plays each booted node's last step, signalling the node's wait condition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+
+from drivers import registry
+from drivers.heat import parameters, renderer, stack_ops
+from magnum_common import exception
+from tests.unit.drivers import support
+
+DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
+SHAPES = sorted({parameters.Features(existing_network=e, master_lb=lb, floating_ip=fip,
+                                     lb_floating_ip=lb and fip, etcd_volume=etcd,
+                                     master_docker_volume=vol, worker_docker_volume=vol,
+                                     boot_volume=boot)
+                 for e, lb, fip, etcd, vol, boot in itertools.product(*[[False, True]] * 6)},
+                key=dataclasses.astuple)
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+def test_every_rendered_template_passes_heat_validation(driver_name, resources):
+    heat = resources.heat()
+    for shape in SHAPES:
+        for rendered in (renderer.render_cluster(driver_name, shape),
+                         renderer.render_nodegroup(driver_name, shape)):
+            result = heat.stacks.validate(template=rendered.template, files=rendered.files)
+            assert "Parameters" in result, shape
+
+
+def _servers(heat, stack_id: str) -> dict[str, str]:
+    """Server name -> physical id of every server in the stack and its nested stacks."""
+    return {r.resource_name + ":" + r.physical_resource_id: r.physical_resource_id
+            for r in heat.resources.list(stack_id, nested_depth=3)
+            if r.resource_type == "OS::Nova::Server" and r.physical_resource_id}
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
+        driver_name, resources, cleanup, heat_helpers):
+    heat = resources.heat()
+    driver = registry.all_drivers()[driver_name]
+    wait = heat_helpers.wait_stack
+    ct = support.template(floating_ip_enabled=True, cluster_distro=driver.profile.os_distro,
+                          labels={"kube_tag": "v1.31.4", "etcd_volume_size": "1"})
+    cl = support.cluster(ct, name=f"lc-{driver_name[4:14]}")
+    ngs = support.default_nodegroups(cl, 1, 1)
+    master, worker = ngs
+
+    # Create; a replayed create finds the same stack instead of making a second one.
+    stack_id = driver.create_cluster(resources, cl, ct, ngs, 20)
+    cleanup.append(stack_id)
+    assert driver.create_cluster(resources, cl, ct, ngs, 20) == stack_id
+    assert wait(heat, stack_id).stack_status == "CREATE_COMPLETE"
+    cl.stack_id = stack_id
+    out = driver.parse_outputs(cl, ct, ngs, heat.stacks.get(stack_id))
+    assert out.api_address.startswith("https://") and out.api_address.endswith(":6443")
+    assert len(out.node_addresses[master.uuid]) == 1
+    assert len(out.node_addresses[worker.uuid]) == 1
+    assert out.coe_version == "v1.31.4"
+
+    # Scale the default workers up.
+    driver.resize_cluster(resources, cl, ct, ngs, worker, 3, [])
+    assert wait(heat, stack_id).stack_status == "UPDATE_COMPLETE"
+    servers = stack_ops.live_outputs(heat, stack_id)["kube_minion_servers"]
+    assert len(servers) == 3
+
+    # Remove one named node: exactly that one goes.
+    victim = sorted(servers)[1]
+    driver.resize_cluster(resources, cl, ct, ngs, worker, 2, [victim])
+    stack = wait(heat, stack_id)
+    assert stack.stack_status == "UPDATE_COMPLETE"
+    left = stack_ops.live_outputs(heat, stack_id)["kube_minion_servers"]
+    assert set(left) == set(servers) - {victim}
+    assert driver.parse_outputs(cl, ct, ngs, stack).node_counts[worker.uuid] == 2
+
+    # Add a node group: its own stack wired to the cluster's network.
+    extra = support.nodegroup(cl, "extra", "worker", 1, False)
+    ngs.append(extra)
+    ng_stack = driver.create_nodegroup(resources, cl, ct, ngs, extra)
+    cleanup.append(ng_stack)
+    extra.stack_id = ng_stack
+    stack = wait(heat, ng_stack)
+    assert stack.stack_status == "CREATE_COMPLETE"
+    assert len(driver.parse_outputs(cl, ct, ngs, stack).node_addresses[extra.uuid]) == 1
+    assert driver.stack_ids(cl, ngs)[extra.uuid] == ng_stack
+
+    # Upgrade: a downgrade is refused; a newer version replaces every node, masters first.
+    older = support.template(labels={"kube_tag": "v1.30.9", "etcd_volume_size": "1"})
+    with pytest.raises(exception.InvalidParameterValue):
+        driver.upgrade_cluster(resources, cl, ct, older, ngs, master, 1)
+    newer = support.template(image_id="image-v2", floating_ip_enabled=True,
+                             labels={"kube_tag": "v1.32.1", "etcd_volume_size": "1"})
+    before = set(_servers(heat, stack_id).values())
+    driver.upgrade_cluster(resources, cl, ct, newer, ngs, master, 1)
+    stack = wait(heat, stack_id)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    after = set(_servers(heat, stack_id).values())
+    assert len(after) == 3 and not (before & after)
+    assert stack.parameters["master_image"] == "image-v2"
+    assert stack.parameters["minion_kube_tag"] == "v1.32.1"
+    assert (stack.parameters["master_slot"], stack.parameters["worker_slot"]) == ("b", "b")
+    assert driver.parse_outputs(cl, ct, ngs, stack).coe_version == "v1.32.1"
+    driver.upgrade_cluster(resources, cl, ct, newer, ngs, extra, 1)
+    stack = wait(heat, ng_stack)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert stack.parameters["kube_tag"] == "v1.32.1" and stack.parameters["slot"] == "b"
+
+    # Delete: node group stacks first, then the cluster's; both end up gone.
+    driver.delete_cluster(resources, cl, ngs)
+    for sid in (ng_stack, stack_id):
+        stack = wait(heat, sid)
+        assert stack.stack_status == "DELETE_COMPLETE", stack.stack_status_reason
+    assert stack_ops.find(heat, stack_id) is None
+    driver.delete_cluster(resources, cl, ngs)  # deleting again is not an error

@@ -1,0 +1,104 @@
+"""The shared Kubernetes Heat driver: registry, validation, removals, upgrades, monitoring."""
+
+from __future__ import annotations
+
+import pytest
+
+from drivers import registry
+from drivers.heat import driver as heat_driver
+from drivers.heat import stack_ops, upgrade
+from drivers.heat.monitor import K8sMonitor
+from magnum_common import exception
+from tests.unit.drivers import support
+
+
+@pytest.mark.parametrize("os_distro,name", [("fedora-coreos", "k8s_fedora_coreos_v1"),
+                                            ("ubuntu", "k8s_ubuntu_v1"),
+                                            ("fedora-atomic", "k8s_fedora_atomic_v1")])
+def test_registry_finds_each_driver_by_its_tuple(os_distro, name):
+    driver = registry.get_driver("vm", os_distro, "kubernetes")
+    assert driver.get_driver_type() == name
+    assert registry.get_driver("vm", "other", "kubernetes", name) is driver
+
+
+def test_validate_labels_goes_through_the_label_table():
+    driver = registry.get_driver("vm", "ubuntu", "kubernetes")
+    driver.validate_labels({"ingress_controller": "nginx"})
+    with pytest.raises(exception.InvalidParameterValue):
+        driver.validate_labels({"ingress_controller": "envoy"})
+
+
+def test_master_resize_is_refused():
+    driver = registry.get_driver("vm", "ubuntu", "kubernetes")
+    with pytest.raises(exception.MasterNGResizeNotSupported):
+        driver.validate_master_resize(3)
+
+
+def test_removal_list_translates_names_and_refuses_strangers():
+    servers = {"c-abc-default-worker-0": "0", "c-abc-default-worker-3": "3"}
+    uuid = "0b8e6a4c-1d6f-4f4f-9a53-2a9c1c1c1c1c"
+    assert heat_driver.removal_list(servers, ["c-abc-default-worker-3", "1", uuid]) == [
+        "3", "1", uuid]
+    assert heat_driver.removal_list({}, ["elsewhere-node-7"]) == ["7"]
+    with pytest.raises(exception.InvalidParameterValue):
+        heat_driver.removal_list(servers, ["no-such-node"])
+
+
+def test_stack_ids_map_default_groups_to_the_cluster_stack():
+    ct = support.template()
+    cl = support.cluster(ct, stack_id="cluster-stack")
+    ngs = support.default_nodegroups(cl)
+    extra = support.nodegroup(cl, "gpu", "worker", 1, False, stack_id="ng-stack")
+    pending = support.nodegroup(cl, "new", "worker", 1, False)
+    driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
+    assert driver.stack_ids(cl, ngs + [extra, pending]) == {
+        ngs[0].uuid: "cluster-stack", ngs[1].uuid: "cluster-stack", extra.uuid: "ng-stack"}
+
+
+def test_stack_names_are_stable_and_heat_safe():
+    ct = support.template()
+    cl = support.cluster(ct, name="My_Cluster.1 with spaces and more and more characters")
+    name = stack_ops.cluster_stack_name(cl)
+    assert name == stack_ops.cluster_stack_name(cl)
+    assert name[0].isalpha() and name == name.lower() and " " not in name and "_" not in name
+    cl2 = support.cluster(ct, name="9lives")
+    assert stack_ops.cluster_stack_name(cl2).startswith("k8s-9lives-")
+    ng = support.nodegroup(cl, "gpu_pool", "worker", 1, False)
+    assert stack_ops.nodegroup_stack_name(cl, ng) != stack_ops.nodegroup_stack_name(
+        cl, support.nodegroup(cl, "gpu_pool", "worker", 1, False))
+
+
+def test_monitor_is_skipped_when_magnum_auto_healer_heals():
+    driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
+    ct = support.template()
+    cl = support.cluster(ct, labels={"auto_healing_enabled": "true",
+                                     "auto_healing_controller": "magnum-auto-healer"},
+                         api_address="https://1.2.3.4:6443")
+    assert driver.get_monitor(support.Resources(), cl, ct) is None
+    cl.labels = {"auto_healing_enabled": "true", "auto_healing_controller": "draino"}
+    monitor = driver.get_monitor(support.Resources(certificates=("a", "b", "c")), cl, ct)
+    assert isinstance(monitor, K8sMonitor) and monitor.certificates == ("a", "b", "c")
+
+
+def test_upgrade_rules():
+    upgrade.check_version("v1.31.4", "v1.32.0")
+    upgrade.check_version("v1.31.4", "v1.31.4")
+    upgrade.check_version(None, "v1.30.0")
+    with pytest.raises(exception.InvalidParameterValue):
+        upgrade.check_version("v1.31.4", "v1.30.9")
+    with pytest.raises(exception.NotSupported):
+        upgrade.check_masters_replaceable(1, 0)
+    upgrade.check_masters_replaceable(1, 5)
+    upgrade.check_masters_replaceable(3, 0)
+    assert (upgrade.flip("a"), upgrade.flip("b"), upgrade.flip(None)) == ("b", "a", "a")
+
+
+def test_upgraded_labels_take_versions_from_the_new_template():
+    ct = support.template()
+    cl = support.cluster(ct, labels={"kube_tag": "v1.30.1", "etcd_volume_size": "5",
+                                     "ingress_controller": "nginx"})
+    new = support.template(labels={"kube_tag": "v1.31.4", "etcd_volume_size": "1",
+                                   "ingress_controller": "octavia", "npd_enabled": "false"})
+    labels = upgrade.upgraded_labels(cl, new)
+    assert labels == {"kube_tag": "v1.31.4", "etcd_volume_size": "5",
+                      "ingress_controller": "nginx", "npd_enabled": "false"}
