@@ -20,22 +20,15 @@ template_opts = [
     cfg.StrOpt("kubernetes_default_network_driver", default="flannel",
                help="Network driver of templates that name none."),
 ]
-boot_volume_opts = [
-    cfg.IntOpt("default_boot_volume_size", default=0, min=0,
-               help="Boot volume size (GB) of nodes whose labels give none; 0 boots from "
-               "the flavor's root disk, which must then exist."),
-]
 driver_opts = [
     cfg.StrOpt("default_driver",
                help="Driver stored on templates whose body and image name none; default: "
                "the first installed driver (by name) serving the template's type."),
 ]
 CONF.register_opts(template_opts, group="cluster_template")
-for _group, _opts in (("cinder", boot_volume_opts), ("drivers", driver_opts)):
-    try:
-        CONF.register_opts(_opts, group=_group)
-    except cfg.DuplicateOptError:  # declared identically by a sibling package
-        LOG.debug("options of [%s] already registered", _group)
+CONF.register_opts(driver_opts, group="drivers")
+# The drivers own the boot-volume default; the API reads it for the root-disk rule.
+CONF.import_opt("default_boot_volume_size", "drivers.heat.parameters", group="cinder")
 
 SUPPORTED_NETWORK_DRIVERS = {"kubernetes": ("flannel", "calico", "cilium")}
 SUPPORTED_VOLUME_DRIVERS = {"kubernetes": ("cinder",)}
@@ -89,7 +82,7 @@ def check_docker_volume(storage_driver: str | None, size: int | None) -> None:
 def boot_volume_size(labels: dict[str, Any] | None) -> int:
     value = (labels or {}).get("boot_volume_size")
     try:
-        return int(value) if value not in (None, "") else CONF.cinder.default_boot_volume_size
+        return int(value) if value not in (None, "") else default_boot_volume_size()
     except (TypeError, ValueError):
         raise exception.InvalidParameterValue(
             err=f"boot_volume_size label must be an integer, got {value!r}") from None
@@ -149,5 +142,4 @@ def check_resources(services: Services, values: dict[str, Any], labels: dict | N
 
 
 def list_opts():
-    return [("cluster_template", template_opts), ("cinder", boot_volume_opts),
-            ("drivers", driver_opts)]
+    return [("cluster_template", template_opts), ("drivers", driver_opts)]
