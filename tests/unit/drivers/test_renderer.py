@@ -21,6 +21,10 @@ SHAPES = list(itertools.product(["flannel", "calico"], [False, True], [False, Tr
                                 [False, True], ["cinder", None], [1, 3]))
 
 
+def _yaml(text: str):
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
 @pytest.fixture(scope="module")
 def sa_keys():
     return parameters.ServiceAccountKeys.generate()
@@ -37,7 +41,7 @@ def _rows(network_driver, lb, fip, existing, volume_driver, masters, **labels):
 
 
 def _params_of(text: str) -> set[str]:
-    return set(yaml.safe_load(text)["parameters"])
+    return set(_yaml(text)["parameters"])
 
 
 @pytest.mark.parametrize("driver_name", DRIVERS)
@@ -49,7 +53,7 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
     profile = driver.profile
     feats = parameters.features(cl, ct, ngs)
     rendered = renderer.render_cluster(driver_name, feats)
-    hot = yaml.safe_load(rendered.template)
+    hot = _yaml(rendered.template)
     assert str(hot["heat_template_version"]) == "2021-04-16"
     res = hot["resources"]
     assert ("private_network" in res) is (not existing)
@@ -62,9 +66,9 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
     assert res["default_worker"]["type"] == "nodegroup.yaml"
     assert {"api_address", "kube_masters", "kube_masters_private", "kube_minions",
             "kube_minions_private"} <= set(hot["outputs"])
-    master = yaml.safe_load(rendered.files["master.yaml"])["resources"]
-    worker = yaml.safe_load(rendered.files["worker.yaml"])["resources"]
-    group = yaml.safe_load(rendered.files["nodegroup.yaml"])["resources"]["kube_minions"]
+    master = _yaml(rendered.files["master.yaml"])["resources"]
+    worker = _yaml(rendered.files["worker.yaml"])["resources"]
+    group = _yaml(rendered.files["nodegroup.yaml"])["resources"]["kube_minions"]
     assert group["properties"]["removal_policies"] == [
         {"resource_list": {"get_param": "minions_to_remove"}}]
     for node in (master, worker):
@@ -93,11 +97,11 @@ def test_nodegroup_template_declares_exactly_the_parameters_built(driver_name):
                                         cl, ct, ngs + [ng], ng, outputs)
     declared = _params_of(rendered.template)
     assert set(p) <= declared
-    assert {k for k, v in yaml.safe_load(rendered.template)["parameters"].items()
+    assert {k for k, v in _yaml(rendered.template)["parameters"].items()
             if "default" not in v} <= set(p)
-    assert "docker_volume" in yaml.safe_load(rendered.files["worker.yaml"])["resources"]
+    assert "docker_volume" in _yaml(rendered.files["worker.yaml"])["resources"]
     # The nested default worker group receives the same parameter set from the cluster.
-    cluster = yaml.safe_load(renderer.render_cluster(
+    cluster = _yaml(renderer.render_cluster(
         driver_name, parameters.features(cl, ct, ngs)).template)
     assert set(cluster["resources"]["default_worker"]["properties"]) <= declared
 
@@ -114,7 +118,7 @@ def test_rendering_is_deterministic_and_cached(driver_name):
 
 
 def _node_user_data_params(text: str) -> set[str]:
-    server = yaml.safe_load(text)["resources"]["server"]
+    server = _yaml(text)["resources"]["server"]
     return set(server["properties"]["user_data"]["str_replace"]["params"])
 
 
@@ -150,7 +154,7 @@ def test_cloud_init_user_data(driver_name, package):
     rendered = renderer.render_cluster(driver_name, Features())
     text = rendered.files["userdata-worker"]
     assert text.startswith("#cloud-config\n")
-    config = yaml.safe_load(text.replace("@@BOOTSTRAP_ENV@@", "QUJD"))
+    config = _yaml(text.replace("@@BOOTSTRAP_ENV@@", "QUJD"))
     assert ("containerd" in config.get("packages", [])) is package
     paths = {f["path"] for f in config["write_files"]}
     assert "/etc/systemd/system/magnum-bootstrap.service" in paths
