@@ -35,9 +35,10 @@ def _config():
 
 @pytest.fixture(autouse=True)
 def _reset_overrides():
+    """Undo a test's overrides; re-parse so CONF stays initialised for the next test."""
     yield
     CONF.reset()
-    CONF.clear_override("connection", "database")
+    magnum_config.parse_args([], default_config_files=[])
 
 
 def _use(url: str) -> None:
@@ -81,16 +82,38 @@ def _server_database(server: str, name: str) -> str:
     return f"{server}/{name}{suffix}"
 
 
+def _drop_database(server: str, name: str) -> None:
+    engine = sa.create_engine(f"{server}/{'postgres' if 'postgres' in server else ''}",
+                              isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text(f"DROP DATABASE IF EXISTS {name}"))
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture(scope="session")
-def _server_databases() -> dict[str, str]:
-    """Per-worker databases on MariaDB and PostgreSQL, created and migrated lazily."""
-    return {}
+def _server_databases():
+    """Databases on MariaDB and PostgreSQL for this test process, created lazily.
+
+    Named after the xdist worker and the process id, so concurrent test runs on one
+    machine never share (or drop) each other's database; dropped at the end.
+    """
+    created: dict[str, str] = {}
+    yield created
+    db_api.reset_engine()
+    for backend in created:
+        _drop_database(MYSQL_SERVER if backend == "mysql" else PG_SERVER, _db_name())
+
+
+def _db_name() -> str:
+    return f"magnum_test_{WORKER}_{os.getpid()}"
 
 
 def _backend_url(backend: str, cache: dict[str, str]) -> str:
     if backend not in cache:
         server = MYSQL_SERVER if backend == "mysql" else PG_SERVER
-        url = _server_database(server, f"magnum_test_{WORKER}")
+        url = _server_database(server, _db_name())
         _use(url)
         migration.upgrade()
         cache[backend] = url
