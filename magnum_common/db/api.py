@@ -24,7 +24,6 @@ from magnum_common.db import models
 from magnum_common.utils import generate_uuid, is_uuid_like
 
 
-
 def _new_facade() -> enginefacade._TransactionContextManager:
     facade = enginefacade.transaction_context()
     facade.configure(sqlite_fk=False, expire_on_commit=False)
