@@ -63,6 +63,10 @@ def _text(secret: Any) -> str | None:
 class CertManager(base.CertManager):
     """Barbican secrets and certificate containers."""
 
+    def probe(self) -> None:
+        """List one secret as the service user: Keystone, catalog and Barbican all answer."""
+        client().secrets.list(limit=1)
+
     def store_cert(
         self,
         context: RequestContext,

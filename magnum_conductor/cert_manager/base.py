@@ -52,3 +52,7 @@ class CertManager(abc.ABC):
     @abc.abstractmethod
     def delete_cert(self, context: RequestContext, ref: str) -> None:
         """Delete the bundle; a reference that is already gone is fine."""
+
+    @abc.abstractmethod
+    def probe(self) -> None:
+        """Raise when the store cannot be used (``magnum-status upgrade check``)."""

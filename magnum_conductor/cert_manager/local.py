@@ -49,6 +49,13 @@ def _read(path: str) -> str | None:
 class CertManager(base.CertManager):
     """Files on this host's disk."""
 
+    def probe(self) -> None:
+        """The storage directory must exist (or be creatable) and be writable."""
+        path = CONF.certificates.storage_path
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise PermissionError(f"{path} is not writable")
+
     def _path(self, ref: str, suffix: str) -> str:
         if not utils.is_uuid_like(ref):
             raise exception.CertificateNotFound(certificate=ref)

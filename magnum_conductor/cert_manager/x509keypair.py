@@ -25,6 +25,11 @@ def _decrypt(token: str | None) -> str | None:
 class CertManager(base.CertManager):
     """The database as certificate store."""
 
+    def probe(self) -> None:
+        """The table answers and the encryption key is configured and valid."""
+        x509keypairs.count(None)
+        crypto.decrypt(crypto.encrypt("probe"))
+
     def store_cert(
         self,
         context: RequestContext,

@@ -92,3 +92,19 @@ def test_a_failed_store_leaves_nothing(store, pair, tmp_path, monkeypatch):
         store.store_cert(CTX, pair.certificate, pair.private_key, passphrase="p",
                          intermediates="i")
     assert list((tmp_path / "certs").iterdir()) == []
+
+
+def test_probe_creates_the_directory_and_refuses_an_unwritable_one(tmp_path):
+    from oslo_config import cfg
+
+    from magnum_conductor.cert_manager import local
+
+    target = tmp_path / "certs"
+    cfg.CONF.set_override("storage_path", str(target), "certificates")
+    local.CertManager().probe()
+    assert target.is_dir()
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cfg.CONF.set_override("storage_path", str(blocker / "sub"), "certificates")
+    with pytest.raises(OSError):
+        local.CertManager().probe()

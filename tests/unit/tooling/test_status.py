@@ -14,6 +14,7 @@ from oslo_config import cfg
 from oslo_policy import opts as policy_opts
 from oslo_policy import policy
 from oslo_upgradecheck.upgradecheck import Code
+from stevedore.extension import ExtensionManager
 
 from magnum_common import config as magnum_config
 from magnum_common import states
@@ -276,6 +277,8 @@ def cert_backends(tmp_path, monkeypatch):
         "fake-missing = fake_cert_backends_not_installed.store:CertManager\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
+    # stevedore caches a namespace's entry points per process; start from a clean cache.
+    monkeypatch.setattr(ExtensionManager, "ENTRY_POINT_CACHE", {})
     yield
     import sys
     sys.modules.pop("fake_cert_backends", None)
