@@ -27,6 +27,7 @@ driver_opts = [
 ]
 CONF.register_opts(template_opts, group="cluster_template")
 CONF.register_opts(driver_opts, group="drivers")
+
 # The drivers own the boot-volume default; the API reads it for the root-disk rule.
 CONF.import_opt("default_boot_volume_size", "drivers.heat.parameters", group="cinder")
 
@@ -82,7 +83,7 @@ def check_docker_volume(storage_driver: str | None, size: int | None) -> None:
 def boot_volume_size(labels: dict[str, Any] | None) -> int:
     value = (labels or {}).get("boot_volume_size")
     try:
-        return int(value) if value not in (None, "") else default_boot_volume_size()
+        return int(value) if value not in (None, "") else CONF.cinder.default_boot_volume_size
     except (TypeError, ValueError):
         raise exception.InvalidParameterValue(
             err=f"boot_volume_size label must be an integer, got {value!r}") from None
