@@ -102,7 +102,7 @@ def memory_mib(pgid: int) -> tuple[float, float, int]:
     """(RSS, PSS, processes) of a process group, in MiB."""
     rss = pss = count = 0
     for pid in _all_pids():
-        if _pgid(pid) != pgid:
+        if _pgid(pid) != pgid or not alive(pid):
             continue
         count += 1
         rss += _kib(f"/proc/{pid}/status", "VmRSS")
