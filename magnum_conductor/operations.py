@@ -61,7 +61,11 @@ class Refused(exception.InvalidState):
 
 
 def _reason(exc: Exception) -> str:
+    """The error as the status_reason, with its cause (e.g. why a trust was refused)."""
     text = str(exc).strip() or type(exc).__name__
+    cause = exc.__cause__
+    if cause is not None and str(cause).strip() and str(cause) not in text:
+        text = f"{text}: {str(cause).strip()}"
     return text if len(text) < 4000 else text[:4000] + "..."
 
 

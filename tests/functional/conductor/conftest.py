@@ -28,16 +28,17 @@ def standin(standin_process):
 
 
 @pytest.fixture
-def conductor_options(standin, db):
+def conductor_options(standin):
     """Options for in-process use; a topic of the test's own on the shared broker."""
     values = support.options(standin.url, f"magnum-conductor-test-{uuid.uuid4().hex[:8]}")
     support.apply_options(values)
     standin_driver.install()
-    return values
+    yield values
+    support.forget_required_auth_options()
 
 
 @pytest.fixture
-def conductor(conductor_options):
+def conductor(conductor_options, db):
     from magnum_common import rpc
     from magnum_conductor.service import Conductor
 

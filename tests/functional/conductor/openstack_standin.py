@@ -33,7 +33,7 @@ def reset() -> None:
             users={}, trusts={}, tokens={}, stacks={}, requests={}, revoked_tokens=set(),
             control={"create_seconds": 2.0, "update_seconds": 2.0, "delete_seconds": 1.0,
                      "fail_5xx": 0, "hang_seconds": 0.0, "hang_count": 0,
-                     "fail_stacks": {}, "health": {}},
+                     "fail_stacks": {}, "health": {}, "hang_after": None},
         )
 
 
@@ -346,6 +346,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(503, {"error": {"message": "Heat is down for maintenance"}})
         return fail
 
+    def _hang_after(self, method: str) -> None:
+        """One-shot: the change is made, then the answer never comes (a conductor dies)."""
+        with LOCK:
+            hang = STATE["control"]["hang_after"]
+            if not hang or hang["method"] != method:
+                return
+            STATE["control"]["hang_after"] = None
+        time.sleep(hang["seconds"])
+
     def _find(self, tenant: str, ident: str) -> Stack | None:
         with LOCK:
             stack = STATE["stacks"].get(ident)
@@ -382,6 +391,7 @@ class Handler(BaseHTTPRequestHandler):
                 stack = Stack(tenant, name, body.get("parameters") or {},
                               self.headers.get("X-Auth-Token", ""))
                 STATE["stacks"][stack.id] = stack
+            self._hang_after("POST")
             return self._send(201, {"stack": {"id": stack.id, "links": []}})
         if len(rest) < 2:
             return self._send(404, {"error": {"message": "not found"}})
@@ -412,11 +422,13 @@ class Handler(BaseHTTPRequestHandler):
                 stack.params.update(self._body().get("parameters") or {})
                 stack.updated = _now()
                 stack._begin("UPDATE")
+            self._hang_after("PATCH")
             return self._send(202)
         if method == "DELETE":
             with LOCK:
                 if stack.action != "DELETE":
                     stack._begin("DELETE")
+            self._hang_after("DELETE")
             return self._send(204)
         self._send(405, {"error": {"message": "method not allowed"}})
 

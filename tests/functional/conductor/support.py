@@ -101,10 +101,24 @@ def apply_options(values: dict[str, dict[str, Any]]) -> None:
             CONF.set_override(name, value, None if group == "DEFAULT" else group)
 
 
+def forget_required_auth_options() -> None:
+    """Unregister ``[keystone_auth] auth_url`` (required by the password plugin) so the
+    harness's re-parse of an empty configuration after the test does not fail on it."""
+    from keystoneauth1 import loading as ks_loading
+
+    from magnum_conductor import keystone
+
+    keystone.reset_cache()
+    CONF.reset()
+    for opt in ks_loading.get_auth_plugin_conf_options("password"):
+        if opt.required:
+            CONF.unregister_opt(opt, "keystone_auth")
+
+
 def write_config(path: pathlib.Path, db_url: str, values: dict[str, dict[str, Any]],
-                 host: str) -> pathlib.Path:
-    lines = ["[DEFAULT]", f"host = {host}", "transport_url = rabbit://guest:guest@127.0.0.1:5672/",
-             "debug = true"]
+                 host: str,
+                 transport_url: str = "rabbit://guest:guest@127.0.0.1:5672/") -> pathlib.Path:
+    lines = ["[DEFAULT]", f"host = {host}", f"transport_url = {transport_url}", "debug = true"]
     lines += [f"{k} = {v}" for k, v in values.get("DEFAULT", {}).items()]
     lines += ["[database]", f"connection = {db_url}"]
     for group, opts in values.items():
@@ -198,3 +212,27 @@ class ConductorProcess:
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 self.kill()
         self._log_file.close()
+
+
+class BrokerProxy:
+    """tcp_proxy.py as a process: stop() is a broker outage, start() its recovery."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    @property
+    def transport_url(self) -> str:
+        return f"rabbit://guest:guest@127.0.0.1:{self.port}/"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "tcp_proxy.py"),
+                                      str(self.port)], stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline().strip() == "ready"
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None

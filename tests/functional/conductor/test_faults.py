@@ -1,0 +1,187 @@
+"""Faults with real processes: conductors killed with -9, broker outage, DB connections
+dropped, Heat failing. Two conductor processes (config files, the shipped console entry
+with the tests' stand-in driver) share one database and one broker."""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+import sqlalchemy as sa
+import support
+
+from magnum_common import exception, states
+from magnum_common.conductor_api import ConductorAPI
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+
+
+class Fleet:
+    """Conductor processes of one test, addressed by host name."""
+
+    def __init__(self, tmp_path, db_url, values, transport_url=None) -> None:
+        self.tmp_path = tmp_path
+        self.db_url = db_url
+        self.values = values
+        self.transport_url = transport_url
+        self.procs: dict[str, support.ConductorProcess] = {}
+
+    def start(self, host: str) -> support.ConductorProcess:
+        kwargs = {"transport_url": self.transport_url} if self.transport_url else {}
+        config = support.write_config(self.tmp_path / f"{host}.conf", self.db_url,
+                                      self.values, host, **kwargs)
+        proc = support.ConductorProcess(config, self.tmp_path / f"{host}.log")
+        self.procs[host] = proc
+        return proc
+
+    def holder(self, cluster_uuid: str) -> str | None:
+        owner = clusters.get_by_uuid(None, cluster_uuid).lock_owner
+        return owner.split(":", 1)[0] if owner else None
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()
+
+
+@pytest.fixture
+def fleet(conductor_options, standin, tmp_path, db_any):
+    fleet = Fleet(tmp_path, db_any, conductor_options)
+    yield fleet
+    fleet.stop()
+
+
+def _complete(uuid_: str, status: str, timeout: float = 60) -> object:
+    return support.wait_for(
+        lambda: (c := clusters.get_by_uuid(None, uuid_)).status == status
+        and c.operation is None and c, timeout=timeout, what=status)
+
+
+def _created(fleet, standin) -> object:
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    ConductorAPI().cluster_create(ctx, cluster.uuid)
+    return ctx, cluster
+
+
+@pytest.mark.parametrize("hang", ["before-create", "after-create"])
+def test_kill_during_create_another_conductor_finishes_one_stack(fleet, standin, hang):
+    fleet.start("c1")
+    fleet.start("c2")
+    if hang == "before-create":
+        standin.control(hang_count=1, hang_seconds=120)   # the first Heat call never answers
+    else:
+        standin.control(hang_after={"method": "POST", "seconds": 120})
+    ctx, cluster = _created(fleet, standin)
+    holder = support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).trust_id
+                              and fleet.holder(cluster.uuid), what="create under way")
+    if hang == "after-create":
+        support.wait_for(lambda: standin.stacks_named(cluster.name), what="stack created")
+    time.sleep(0.5)
+    fleet.procs[holder].kill()
+    row = _complete(cluster.uuid, states.CREATE_COMPLETE)
+    support.wait_for(lambda: fleet.holder(cluster.uuid) is None, what="lease released")
+    assert len(standin.stacks_named(cluster.name)) == 1
+    assert row.stack_id == standin.stacks_named(cluster.name)[0]["id"]
+    assert len(standin.state()["trusts"]) == 1
+
+
+@pytest.mark.parametrize("operation", ["resize", "delete"])
+def test_kill_during_resize_or_delete_is_resumed(fleet, standin, operation):
+    fleet.start("c1")
+    fleet.start("c2")
+    standin.control(create_seconds=0.5)
+    ctx, cluster = _created(fleet, standin)
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    api = ConductorAPI()
+    if operation == "resize":
+        standin.control(hang_after={"method": "PATCH", "seconds": 120})
+        api.cluster_resize(ctx, cluster.uuid, 4, worker.uuid)
+    else:
+        standin.control(hang_after={"method": "DELETE", "seconds": 120})
+        api.cluster_delete(ctx, cluster.uuid)
+    holder = support.wait_for(lambda: standin.state()["control"]["hang_after"] is None
+                              and fleet.holder(cluster.uuid), what="Heat request sent")
+    fleet.procs[holder].kill()
+    if operation == "resize":
+        _complete(cluster.uuid, states.UPDATE_COMPLETE)
+        assert nodegroups.get_by_uuid(None, worker.uuid).node_count == 4
+        assert standin.stacks_named(cluster.name)[0]["parameters"]["number_of_minions"] == "4"
+    else:
+        support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE",
+                         timeout=60, what="cluster destroyed")
+        assert standin.state()["trusts"] == []
+    assert len(standin.state()["stacks"]) == 1
+
+
+def test_broker_outage_loses_no_request(conductor_options, standin, tmp_path, db_any):
+    proxy = support.BrokerProxy()
+    fleet = Fleet(tmp_path, db_any, conductor_options, proxy.transport_url)
+    try:
+        fleet.start("c1")
+        fleet.start("c2")
+        from magnum_common import rpc
+
+        rpc.cleanup()
+        support.apply_options({"DEFAULT": {"transport_url": proxy.transport_url},
+                               "conductor": {"cast_retry": 0}})
+        ctx = support.requester()
+        template = support.make_template()
+        first = support.record_cluster(ctx, template)
+        time.sleep(3)  # conductors connected through the proxy
+        proxy.stop()
+        second = support.record_cluster(ctx, template)
+        with pytest.raises(exception.ServiceUnavailable):
+            ConductorAPI().cluster_create(ctx, second.uuid)
+        proxy.start()
+        _complete(first.uuid, states.CREATE_COMPLETE)   # its cast was never sent at all
+        _complete(second.uuid, states.CREATE_COMPLETE)
+        for cluster in (first, second):
+            assert len(standin.stacks_named(cluster.name)) == 1
+    finally:
+        fleet.stop()
+        proxy.stop()
+        from magnum_common import rpc
+
+        rpc.cleanup()
+
+
+def _drop_connections(db_url: str) -> int:
+    """Kill every server-side connection to the test database except our own."""
+    engine = sa.create_engine(db_url.split("?")[0])
+    name = engine.url.database
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "mysql":
+                me = conn.execute(sa.text("SELECT CONNECTION_ID()")).scalar()
+                ids = conn.execute(sa.text(
+                    "SELECT id FROM information_schema.processlist WHERE db = :db AND id != :me"),
+                    {"db": name, "me": me}).scalars().all()
+                for pid in ids:
+                    conn.execute(sa.text(f"KILL {int(pid)}"))
+                return len(ids)
+            pids = conn.execute(sa.text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = :db AND pid != pg_backend_pid()"), {"db": name}).all()
+            conn.commit()
+            return len(pids)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("db_any", ["mysql", "postgresql"], indirect=True)
+def test_db_connections_dropped_work_continues(fleet, standin, db_any):
+    fleet.start("c1")
+    standin.control(create_seconds=3)
+    ctx, cluster = _created(fleet, standin)
+    support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).stack_id,
+                     what="stack requested")
+    from magnum_common.db import api as db_api
+
+    db_api.reset_engine()
+    assert _drop_connections(db_any) > 0
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    other = support.record_cluster(ctx, support.make_template(), name=f"x{uuid.uuid4().hex[:6]}")
+    ConductorAPI().cluster_create(ctx, other.uuid)
+    _complete(other.uuid, states.CREATE_COMPLETE)
