@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import gzip
 import pathlib
 import urllib.parse
 
@@ -51,6 +52,12 @@ class StaticFile:
     @property
     def b64(self) -> str:
         return base64.b64encode(self.content).decode()
+
+    @property
+    def gzip_b64(self) -> str:
+        """Gzip (fixed mtime, so renders stay identical) then base64: Nova caps user data
+        at 64 KiB, and the scripts compress to well under half their size."""
+        return base64.b64encode(gzip.compress(self.content, mtime=0)).decode()
 
     @property
     def mode_octal(self) -> str:

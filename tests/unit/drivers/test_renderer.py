@@ -163,3 +163,20 @@ def test_cloud_init_user_data(driver_name, package):
     assert "KUBE_SA_KEY" not in runtime["content"]
     assert ["systemctl", "enable", "--now", "--no-block", "magnum-bootstrap.service"] in \
         config["runcmd"]
+
+
+@pytest.mark.parametrize("driver_name", DRIVERS)
+def test_filled_user_data_fits_novas_64k_limit(driver_name, sa_keys):
+    """Nova refuses user data over 65535 bytes once base64-encoded."""
+    ct, cl, ngs = _rows("calico", True, True, False, "cinder", 3,
+                        cert_manager_api="true", kubelet_options="--v=2 " * 40)
+    p = parameters.cluster_parameters(support.Resources(), registry.all_drivers()[
+        driver_name].profile, cl, ct, ngs, sa_keys)
+    rendered = renderer.render_cluster(driver_name, parameters.features(cl, ct, ngs))
+    text = rendered.files["userdata-master"]
+    values = {"BOOTSTRAP_ENV": p["master_bootstrap_env"], "KUBE_SA_KEY": sa_keys.public,
+              "KUBE_SA_PRIVATE_KEY": sa_keys.private, "WAIT_TOKEN": "t" * 300,
+              "WAIT_ENDPOINT": "https://heat.example.com:8004/v1/" + "x" * 200}
+    for key in bootstrap.RUNTIME_KEYS + bootstrap.MASTER_RUNTIME_KEYS + ("BOOTSTRAP_ENV",):
+        text = text.replace(f"@@{key}@@", values.get(key, "x" * 64))
+    assert len(__import__("base64").b64encode(text.encode())) <= 65535
