@@ -49,14 +49,14 @@ def is_transient(exc: BaseException) -> bool:
                         ks_exc.RetriableConnectionFailure, heat_exc.CommunicationError,
                         ks_exc.http.HttpServerError, ks_exc.GatewayTimeout)):
         return True
-    if isinstance(exc, (heat_exc.HTTPException, heat_exc.HttpError, ks_exc.HttpError)):
+    if isinstance(exc, (heat_exc.HTTPException, ks_exc.HttpError)):
         code = status_code(exc)
         return code is not None and code >= 500
     return isinstance(exc, (TimeoutError, ConnectionError))
 
 
 def is_not_found(exc: BaseException) -> bool:
-    return isinstance(exc, (heat_exc.HTTPNotFound, heat_exc.NotFound, ks_exc.NotFound)) or (
+    return isinstance(exc, (heat_exc.HTTPNotFound, ks_exc.NotFound)) or (
         status_code(exc) == 404)
 
 

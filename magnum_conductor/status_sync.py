@@ -60,6 +60,7 @@ _NG_COLUMNS = ("uuid", "name", "cluster_id", "stack_id", "status", "status_reaso
 @dataclasses.dataclass
 class SyncStats:
     polled: int = 0
+    polled_uuids: list[str] = dataclasses.field(default_factory=list)
     changed: int = 0
     heat_requests: int = 0
     errors: int = 0
@@ -137,6 +138,7 @@ class StatusSync:
                 if c.operation is None and partition.owns(c.uuid)
                 and not self.executor.leases.held(c.uuid)]
         stats.polled = len(mine)
+        stats.polled_uuids = [c.uuid for c in mine]
         groups_of = _nodegroups_of([c.uuid for c in mine])
         stacks, unknown_projects = self._fetch(mine, groups_of, stats)
         for cluster in mine:

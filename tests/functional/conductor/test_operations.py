@@ -1,0 +1,207 @@
+"""Handlers and periodic tasks beyond the happy path, in-process over real RabbitMQ + HTTP."""
+
+from __future__ import annotations
+
+import uuid
+
+import oslo_messaging as messaging
+import pytest
+import support
+from oslo_config import cfg
+
+from magnum_common import exception, rpc, states
+from magnum_common.conductor_api import ConductorAPI
+from magnum_common.context import RequestContext
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.services import magnum_services
+from magnum_conductor.conf import BINARY
+from magnum_conductor.executor import Executor
+from magnum_conductor.status_sync import StatusSync
+
+CONF = cfg.CONF
+
+
+def _wait_status(uuid_, status, timeout=30):
+    return support.wait_for(
+        lambda: (c := clusters.get_by_uuid(None, uuid_)).status == status
+        and c.operation is None and c, timeout=timeout, what=status)
+
+
+def _create(ctx=None):
+    ctx = ctx or support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    ConductorAPI().cluster_create(ctx, cluster.uuid)
+    return ctx, cluster
+
+
+def test_heat_5xx_is_retried(conductor, standin):
+    standin.control(fail_5xx=2, create_seconds=0.5)
+    _, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    assert len(standin.stacks_named(cluster.name)) == 1
+
+
+def test_heat_down_fails_with_clear_reason(conductor, standin):
+    standin.control(fail_5xx=1000)
+    _, cluster = _create()
+    row = _wait_status(cluster.uuid, states.CREATE_FAILED)
+    assert "Heat did not answer after 3 attempts" in row.status_reason
+    assert "503" in row.status_reason
+    assert all(ng.status == states.CREATE_FAILED
+               for ng in nodegroups.list(None, {"cluster_id": cluster.uuid}))
+
+
+def test_heat_timeout_is_retried(conductor, standin):
+    standin.control(hang_count=1, hang_seconds=5, create_seconds=0.5)
+    _, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE, timeout=40)
+    assert len(standin.stacks_named(cluster.name)) == 1
+
+
+def test_expired_token_without_trust_fails_clearly(conductor, standin):
+    ctx = RequestContext(auth_token="expired-token", user_id="demo-user",
+                         project_id="demo-project", roles=["member"])
+    _, cluster = _create(ctx)
+    row = _wait_status(cluster.uuid, states.CREATE_FAILED)
+    assert "trust" in row.status_reason.lower()
+    assert standin.state()["stacks"] == []
+
+
+def test_update_acts_through_trust_after_token_expiry(conductor, standin):
+    standin.control(create_seconds=0.3, update_seconds=0.3)
+    ctx, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    expired = RequestContext(auth_token="expired-token", user_id=ctx.user_id,
+                             project_id=ctx.project_id, roles=["member"])
+    ConductorAPI().cluster_update(expired, cluster.uuid, 2)
+    _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+    assert standin.stacks_named(cluster.name)[0]["parameters"]["number_of_minions"] == "2"
+
+
+def test_gate_refuses_resize_of_deleting_cluster(conductor, standin):
+    standin.control(create_seconds=0.3)
+    ctx, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.DELETE_FAILED})
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    ConductorAPI().cluster_resize(ctx, cluster.uuid, 5, worker.uuid)
+    support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).operation is None,
+                     what="operation refused and cleared")
+    assert clusters.get_by_uuid(None, cluster.uuid).status == states.DELETE_FAILED
+    assert nodegroups.get_by_uuid(None, worker.uuid).node_count == 1
+
+
+def test_nodegroup_create_and_delete(conductor, standin):
+    standin.control(create_seconds=0.3, delete_seconds=0.3)
+    ctx, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    ng = nodegroups.create(None, {"name": "extra", "cluster_id": cluster.uuid,
+                                  "project_id": ctx.project_id, "node_count": 2,
+                                  "role": "worker", "is_default": False,
+                                  "status": states.CREATE_IN_PROGRESS})
+    api = ConductorAPI()
+    api.nodegroup_create(ctx, cluster.uuid, ng.uuid)
+    _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+    assert nodegroups.get_by_uuid(None, ng.uuid).status == states.CREATE_COMPLETE
+    assert len(standin.state()["stacks"]) == 2
+    api.nodegroup_delete(ctx, cluster.uuid, ng.uuid)
+    support.wait_for(lambda: not nodegroups.list(None, {"cluster_id": cluster.uuid,
+                                                        "name": "extra"}),
+                     what="node group row destroyed")
+    _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+
+
+def test_upgrade_and_ca_rotation_calls(conductor, standin):
+    standin.control(create_seconds=0.3, update_seconds=0.3)
+    ctx, cluster = _create()
+    row = _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    api = ConductorAPI()
+    ca_before = api.get_ca_certificate(ctx, cluster.uuid)
+    assert "BEGIN CERTIFICATE" in ca_before
+    api.rotate_ca_certificate(ctx, cluster.uuid)
+    _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+    assert clusters.get_by_uuid(None, cluster.uuid).ca_cert_ref != row.ca_cert_ref
+    assert api.get_ca_certificate(ctx, cluster.uuid) != ca_before
+
+    new_template = support.make_template()
+    master = nodegroups.get_in_cluster(None, cluster.uuid, "default-master")
+    api.cluster_upgrade(ctx, cluster.uuid, new_template.uuid, 2, master.uuid)
+    row = _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+    assert row.cluster_template_id == new_template.uuid
+
+    with pytest.raises(exception.NotSupported):
+        api.credential_rotate(ctx, cluster.uuid)
+
+
+def test_health_polled_and_unknown_on_error(conductor, standin):
+    standin.control(create_seconds=0.3)
+    _, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    standin.control(health={cluster.uuid: {"node-0.Ready": True, "api": "ok"}})
+    support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).health_status
+                     == states.HEALTHY, what="HEALTHY")
+    standin.control(health={cluster.uuid: {"node-0.Ready": False}})
+    support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).health_status
+                     == states.UNHEALTHY, what="UNHEALTHY")
+    standin.control(health={})
+    row = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid))
+                           .health_status == states.UNKNOWN and c, what="UNKNOWN")
+    assert "not accessible" in row.health_status_reason["api"]
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        self.events.append((event_type, payload["outcome"]))
+
+    error = info
+
+
+def test_cadf_notifications(conductor_options, standin, db):
+    topic = f"magnum-notify-{uuid.uuid4().hex[:8]}"
+    support.apply_options({"oslo_messaging_notifications": {"driver": ["messaging"],
+                                                            "topics": [topic]}})
+    collector = _Collector()
+    listener = messaging.get_notification_listener(
+        rpc.get_notification_transport(), [messaging.Target(topic=topic)], [collector],
+        executor="threading")
+    listener.start()
+    from magnum_conductor import notifications
+    from magnum_conductor.service import Conductor
+
+    notifications._notifier = None
+    instance = Conductor()
+    instance.start()
+    try:
+        standin.control(create_seconds=0.3, delete_seconds=0.3)
+        ctx, cluster = _create()
+        _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+        ConductorAPI().cluster_delete(ctx, cluster.uuid)
+        support.wait_for(lambda: ("magnum.cluster.delete", "success") in collector.events,
+                         what="delete success notification")
+    finally:
+        instance.stop()
+        listener.stop()
+        listener.wait()
+        notifications._notifier = None
+        rpc.cleanup()
+    assert collector.events[:2] == [("magnum.cluster.create", "pending"),
+                                    ("magnum.cluster.create", "success")]
+    assert ("magnum.cluster.delete", "pending") in collector.events
+
+
+def test_sync_polls_each_cluster_exactly_once(conductor_options, db):
+    hosts = ["h1", "h2", "h3"]
+    for host in hosts:
+        magnum_services.heartbeat(host, BINARY)
+    uuids = {clusters.create(None, {"name": f"c{i}", "project_id": "p",
+                                    "status": states.UPDATE_IN_PROGRESS}).uuid
+             for i in range(300)}
+    syncs = [StatusSync(Executor(f"{h}:0:x"), h) for h in hosts]
+    polled = [set(sync.run_once().polled_uuids) for sync in syncs]
+    assert set().union(*polled) == uuids
+    assert sum(len(p) for p in polled) == len(uuids)
+    assert all(len(p) > 30 for p in polled)
