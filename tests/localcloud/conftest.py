@@ -72,6 +72,23 @@ def _session(cloud: dict):
 
 
 @pytest.fixture(scope="session")
+def tier(localcloud) -> str:
+    return localcloud["status"]["tier"]
+
+
+@pytest.fixture
+def lite_only(tier):
+    if tier != "lite":
+        pytest.skip("stubbed leaf types exist only in the lite tier (running: %s)" % tier)
+
+
+@pytest.fixture
+def full_only(tier):
+    if tier != "full":
+        pytest.skip("needs `localcloud up --tier full` (running: %s)" % tier)
+
+
+@pytest.fixture(scope="session")
 def demo_session(localcloud):
     return _session(localcloud["clouds"]["localcloud-demo"])
 

@@ -4,7 +4,10 @@ Run with the cloud venv's python (it imports the installed Heat so that every fa
 exactly the real type's properties, with matching parameter types, and outputs every one of the
 real type's attributes, `show` included):
 
-    python gen_facades.py <environment_dir> <facade_dir>
+    python gen_facades.py <environment_dir> <facade_dir> [<service>,...]
+
+The optional third argument limits the stubs to those services (e.g. ``cinder,octavia`` for
+the full tier, where Nova and Neutron are real).
 
 Leaf types whose attributes matter get a facade backed by LocalCloud::Fake::Resource (see
 plugins/localcloud_heat_plugin.py); the others map to OS::Heat::None.
@@ -108,19 +111,27 @@ def facade_template(type_name, kind, cls):
     }
 
 
-def main(env_dir, facade_dir):
+def _service(type_name):
+    return type_name.split("::")[1].lower()
+
+
+def main(env_dir, facade_dir, only=None):
     resources.initialise()
     env = resources.global_env()
     os.makedirs(env_dir, exist_ok=True)
     os.makedirs(facade_dir, exist_ok=True)
     registry = {}
     for type_name, kind in FACADES.items():
+        if only and _service(type_name) not in only:
+            continue
         cls = env.get_class(type_name)
         path = os.path.join(facade_dir, type_name.replace("::", "_").lower() + ".yaml")
         with open(path, "w") as f:
             yaml.safe_dump(facade_template(type_name, kind, cls), f, sort_keys=False, width=100)
         registry[type_name] = "file://" + path
     for type_name in NONE:
+        if only and _service(type_name) not in only:
+            continue
         env.get_class(type_name)  # fail loudly if Heat renamed a type
         registry[type_name] = "OS::Heat::None"
     with open(os.path.join(env_dir, "localcloud-stubs.yaml"), "w") as f:
@@ -131,4 +142,4 @@ def main(env_dir, facade_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3].split(",") if len(sys.argv) > 3 else None)

@@ -96,11 +96,10 @@ def _up(args):
 # ----------------------------------------------------------------------------- down
 
 def _down(layout):
-    stopped = []
-    for name in reversed(all_known_services()):
-        if procs.stop(layout, name):
-            stopped.append(name)
-    return stopped
+    names = list(reversed(all_known_services()))
+    # the node simulator first (it would signal half-stopped stacks), then everything at once
+    stopped = procs.stop_many(layout, ["nodesim"])
+    return stopped + procs.stop_many(layout, [n for n in names if n != "nodesim"])
 
 
 def cmd_down(args):

@@ -176,12 +176,24 @@ class Cloud:
     def wait_keystone(self):
         procs.wait_until(self.layout, "keystone", lambda: procs.http_ok(url("keystone", "/v3")),
                          90, "GET /v3")
+        self.warm_up([auth_url() + "/roles"])
+
+    def warm_up(self, urls):
+        """One authenticated request per service before anything concurrent: the first
+        requests of a fresh threaded worker race on lazy initialisation (Keystone's policy
+        enforcer answered 403 to the admin when hit by several threads at once)."""
+        token, _ = rest.password_token(auth_url(), "admin", self.sec["admin"], project="admin")
+        for u in urls:
+            try:
+                rest.request("GET", u, token, timeout=60)
+            except rest.HTTPError as e:
+                log("warm-up GET %s answered %s" % (u, e.code))
 
     # ------------------------------------------------------------------ identities
     def service_users(self):
         users = ["heat", "barbican", "glance", "magnum"]
         if self.tier == "full":
-            users += ["placement", "nova", "neutron", "octavia"]
+            users += ["placement", "nova", "neutron"]
         return users
 
     def catalog(self):
@@ -196,7 +208,6 @@ class Cloud:
                 ("placement", "placement", url("placement")),
                 ("compute", "nova", url("nova-api", "/v2.1")),
                 ("network", "neutron", url("neutron")),
-                ("load-balancer", "octavia", url("octavia-api")),
             ]
         return entries
 
@@ -253,7 +264,7 @@ class Cloud:
         pool.shutdown()
         if self.tier != "full":
             for stype, name in [("placement", "placement"), ("compute", "nova"),
-                                ("network", "neutron"), ("load-balancer", "octavia")]:
+                                ("network", "neutron")]:
                 ks.remove_service(stype, name)
         with open(marker, "w") as f:
             f.write(digest + "\n")
@@ -272,10 +283,11 @@ class Cloud:
 
     # ------------------------------------------------------------------ heat
     def heat_names(self):
-        """(database/config key, RabbitMQ vhost, stubbed leaf types?) for this tier's Heat."""
+        """(database/config key, RabbitMQ vhost, services whose types are stubbed)."""
         if self.tier == "full":
-            return "heatfull", "localcloud_heatfull", False
-        return "heat", "localcloud_heat", True
+            # Nova and Neutron are real; Cinder and Octavia do not run in the full tier either
+            return "heatfull", "localcloud_heatfull", "cinder,octavia"
+        return "heat", "localcloud_heat", "nova,neutron,cinder,octavia"
 
     def heat_conf(self):
         key, vhost, stubbed = self.heat_names()
@@ -302,8 +314,7 @@ class Cloud:
         }
         os.makedirs(default["template_dir"], exist_ok=True)
         os.makedirs(default["environment_dir"], exist_ok=True)
-        if stubbed:
-            default["plugin_dirs"] = HEAT_PLUGIN_DIR
+        default["plugin_dirs"] = HEAT_PLUGIN_DIR
         write_ini(os.path.join(d, "heat.conf"), {
             "DEFAULT": default,
             "database": {"connection": self.ensure_db(key)},
@@ -328,16 +339,15 @@ class Cloud:
         env_dir = os.path.join(d, "environment.d")
         for name in os.listdir(env_dir):
             os.remove(os.path.join(env_dir, name))
-        if stubbed:
-            procs.run([self.layout.python, os.path.join(HERE, "heat", "gen_facades.py"),
-                       env_dir, os.path.join(d, "facades")],
-                      logpath=self.layout.log("heat-manage"))
+        procs.run([self.layout.python, os.path.join(HERE, "heat", "gen_facades.py"),
+                   env_dir, os.path.join(d, "facades"), stubbed],
+                  logpath=self.layout.log("heat-manage"))
         if self.need_sync(key):
             procs.run([self.layout.bin("heat-manage"), "--config-file", conf, "db_sync"],
                       logpath=self.layout.log("heat-manage"))
             self.synced(key)
         self.timer.step("heat config and schema")
-        env = {"LOCALCLOUD_HEAT_CONF": conf,
+        env = {"LOCALCLOUD_HEAT_CONF": conf, "LOCALCLOUD_STUBBED_SERVICES": stubbed,
                "LOCALCLOUD_IPAM_FILE": os.path.join(self.layout.data_dir("heat"), "ipam.json")}
         gunicorn(self.layout, "heat-api", "localcloud_heat_wsgi", PORTS["heat-api"],
                  workers=1, threads=4, env=env)
@@ -347,6 +357,12 @@ class Cloud:
     def wait_heat(self):
         procs.wait_until(self.layout, "heat-api", lambda: procs.http_ok(url("heat-api", "/")),
                          90, "GET /")
+        # a call published before heat-engine consumes its topic queue is dropped by RabbitMQ
+        # (a fresh vhost has no queue yet) and heat-api answers 500 after a 60 s RPC timeout
+        _, vhost, _ = self.heat_names()
+        procs.wait_until(self.layout, "heat-engine",
+                         lambda: infra.queue_consumers(vhost, "engine") > 0, 120,
+                         "heat-engine consuming its RPC queue")
 
     # ------------------------------------------------------------------ barbican
     def start_barbican(self):
@@ -453,11 +469,18 @@ class Cloud:
         self.wait_barbican()
         self.wait_glance()
         self.wait_heat()
+        self.warm_up(self.warm_up_urls())
         self.timer.step("heat, barbican and glance answering")
         self.seed_images()
         self.start_helpers()
         self.layout.write_tier(self.tier)
         log("lite tier up in %.1fs" % (time.time() - t_start))
+
+    def warm_up_urls(self):
+        _, body = rest.password_token(auth_url(), "admin", self.sec["admin"], project="admin")
+        project = body["project"]["id"]
+        return [url("heat-api", "/v1/%s/stacks" % project), url("barbican", "/v1/secrets"),
+                url("glance", "/v2/images")]
 
     def check_heat_engine(self):
         if not procs.running_pid(self.layout, "heat-engine"):

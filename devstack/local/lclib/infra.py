@@ -155,6 +155,19 @@ def ensure_vhost(vhost):
     return False
 
 
+def queue_consumers(vhost, queue):
+    """Consumers of `queue` in `vhost` (0 if the queue does not exist yet)."""
+    code, out = run(["rabbitmqctl", "-q", "list_queues", "-p", vhost, "name", "consumers"],
+                    check=False, timeout=120)
+    if code != 0:
+        return 0
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == queue and parts[1].isdigit():
+            return int(parts[1])
+    return 0
+
+
 def delete_vhost(vhost):
     run(["rabbitmqctl", "-q", "delete_vhost", vhost], check=False, timeout=120)
 

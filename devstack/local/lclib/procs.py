@@ -137,6 +137,36 @@ def stop(layout, name, timeout=15):
     return True
 
 
+def stop_many(layout, names, timeout=15):
+    """Stop several services at once (SIGTERM to all, then wait, then SIGKILL)."""
+    pids = {}
+    for name in names:
+        pid = running_pid(layout, name)
+        if pid:
+            pids[name] = pid
+            try:
+                os.killpg(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        else:
+            _remove(layout.pidfile(name))
+    deadline = time.time() + timeout
+    while time.time() < deadline and any(_group_members(p) for p in pids.values()):
+        time.sleep(0.2)
+    for name, pid in pids.items():
+        if _group_members(pid):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        _remove(layout.pidfile(name))
+    return list(pids)
+
+
 def _remove(path):
     try:
         os.remove(path)

@@ -22,7 +22,9 @@ from heat.engine import attributes, constraints, properties, resource
 
 # ----------------------------------------------------------------------------- constraints
 
-STUBBED_PREFIXES = ("nova", "neutron", "cinder", "octavia")
+# The full tier runs real Nova and Neutron and sets LOCALCLOUD_STUBBED_SERVICES=cinder,octavia.
+STUBBED_PREFIXES = tuple(
+    os.environ.get("LOCALCLOUD_STUBBED_SERVICES", "nova,neutron,cinder,octavia").split(","))
 
 _ENTITY = {
     "nova.flavor": "Flavor",
@@ -64,7 +66,7 @@ class PermissiveConstraint(constraints.BaseCustomConstraint):
 
 
 def _stubbed_constraint_names():
-    names = set(_ALWAYS)
+    names = {n for n in _ALWAYS if n.split(".")[0] in STUBBED_PREFIXES}
     try:
         from importlib.metadata import entry_points
 

@@ -1,0 +1,61 @@
+"""Tier full only: Heat creates real (fake-driver) Nova servers and real Neutron resources."""
+
+from __future__ import annotations
+
+import ipaddress
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("full_only")
+
+
+def test_seed_data(admin_session, demo_session):
+    from neutronclient.v2_0 import client as neutron_client
+    from novaclient import client as nova_client
+
+    nova = nova_client.Client("2.1", session=admin_session, region_name="RegionOne")
+    flavors = {f.name: f for f in nova.flavors.list()}
+    assert flavors["m1.small"].disk == 10
+    assert "m1.medium" in flavors
+    demo_nova = nova_client.Client("2.1", session=demo_session, region_name="RegionOne")
+    assert "localcloud-demo" in [k.name for k in demo_nova.keypairs.list()]
+    neutron = neutron_client.Client(session=admin_session, region_name="RegionOne")
+    public = neutron.list_networks(name="public")["networks"]
+    assert public and public[0]["router:external"] is True
+    subnet = neutron.list_subnets(network_id=public[0]["id"])["subnets"][0]
+    assert subnet["cidr"] == "172.24.4.0/24"
+
+
+def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, stack_name, lc):
+    from neutronclient.v2_0 import client as neutron_client
+    from novaclient import client as nova_client
+
+    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("cluster.yaml"),
+                                   files={"node.yaml": lc.template("node.yaml")},
+                                   parameters={"node_count": 2})
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, took = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    out = lc.outputs(stack)
+    nova = nova_client.Client("2.1", session=demo_session, region_name="RegionOne")
+    group = heat_demo.resources.get(sid, "nodes").physical_resource_id
+    servers = {}
+    for member in heat_demo.resources.list(group):
+        server_id = heat_demo.resources.get(member.physical_resource_id,
+                                            "server").physical_resource_id
+        server = nova.servers.get(server_id)
+        servers[server.name] = server
+    neutron = neutron_client.Client(session=demo_session, region_name="RegionOne")
+    fips = {f["floating_ip_address"]: f for f in neutron.list_floatingips()["floatingips"]}
+    for name, fixed, floating in zip(out["server_names"], out["fixed_ips"],
+                                     out["floating_ips"], strict=True):
+        assert servers[name].status == "ACTIVE"
+        addrs = [a["addr"] for net in servers[name].addresses.values() for a in net]
+        assert fixed in addrs
+        assert ipaddress.ip_address(floating) in ipaddress.ip_network("172.24.4.0/24")
+        assert fips[floating]["fixed_ip_address"] == fixed
+    heat_demo.stacks.delete(sid)
+    lc.wait_deleted(heat_demo, sid)
+    remaining = {s.id for s in nova.servers.list()}
+    assert not {s.id for s in servers.values()} & remaining
