@@ -42,7 +42,18 @@ class Result:
     seconds: float
 
     def json(self):
-        return json.loads(self.stdout)
+        """The JSON document of the output (magnumclient may print a line before it).
+
+        python-magnumclient shows unset fields as ``"-"``; they read back as None here.
+        """
+        starts = [i for i in (self.stdout.find("{"), self.stdout.find("[")) if i >= 0]
+        try:
+            doc = json.loads(self.stdout[min(starts):] if starts else self.stdout)
+        except ValueError:
+            raise CliError(self.argv, 0, self.stdout, "output is not JSON") from None
+        if isinstance(doc, dict):
+            return {k: (None if v == "-" else v) for k, v in doc.items()}
+        return doc
 
 
 class Openstack:

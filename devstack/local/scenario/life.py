@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from scenario import leftovers
+from scenario import leftovers, paths
 from scenario.coe import ADMIN, DEMO, CliError, Openstack, accepted_uuid
 from scenario.narrate import Narrator
 
@@ -30,7 +30,7 @@ NEW_KUBE_TAG = "v1.32.1"
 FLAVOR = "m1.small"
 MASTER_FLAVOR = "m1.medium"
 FAILING_FLAVOR = "fail.small"        # the local cloud's failure switch (devstack/local/README.md)
-KEYPAIR = "demo-key"
+KEYPAIR = "localcloud-demo"       # the demo keypair of the local cloud (any name passes in lite)
 EXTERNAL_NETWORK = "public"
 
 
@@ -493,6 +493,9 @@ class Faults(_Base):
                f"expected 'Image {image} could not be found', got: {text.strip()}")
 
     def failing_stack(self) -> None:
+        tier = paths.cloud_tier()
+        _check(tier == "lite", f"the failure switch (flavor {FAILING_FLAVOR}) is a stub of the "
+               f"lite tier (devstack/local/README.md); the local cloud runs tier {tier}")
         template = f"{self.tag}-failing"
         name = f"{self.tag}-fails"
         self.create_template(template, flavor=FAILING_FLAVOR)

@@ -14,8 +14,8 @@ import sys
 import time
 
 from scenario import paths, services
-from scenario.coe import CliError
-from scenario.life import ClusterLife, Faults, StepFailed
+from scenario.coe import ADMIN, Openstack
+from scenario.life import ClusterLife, Faults
 from scenario.narrate import Narrator, Step
 
 
@@ -41,7 +41,7 @@ def run_steps(n: Narrator, steps, on_failure=None) -> bool:
         try:
             with n.step(title):
                 step()
-        except (StepFailed, CliError, services.ServiceError) as exc:
+        except Exception as exc:  # any failure of a step is reported, never fatal to the job
             if on_failure is not None:
                 n.say("   cleaning up what this flow created ...")
                 on_failure()
@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
             n.detail(f"API answers on {paths.API_HOST}:{paths.API_PORT} and conductors "
                      f"{', '.join(svc.conductors_reporting())} report ({waited:.1f}s)")
             n.milestone("Magnum answering")
+            admin = Openstack(ADMIN)
+            n.command(admin.display("coe", "service", "list", "-f", "json"))
+            for row in admin.json("coe", "service", "list"):
+                n.detail(f"{row.get('binary')} on {row.get('host')}: {row.get('state')}")
         ok = True
         if not args.faults_only:
             life = ClusterLife(n, run_dir / "scenario", tag=f"mj-{os.urandom(2).hex()}")
