@@ -14,7 +14,6 @@ import uuid
 import pytest
 from oslo_config import cfg
 
-from magnum_common import config as magnum_config
 from magnum_common import rpc
 from magnum_common.db import api as db_api
 from magnum_common.db import migration
@@ -32,7 +31,6 @@ def _free_port() -> int:
 
 
 def _configure(db_url: str, topic: str) -> None:
-    magnum_config.parse_args([], default_config_files=[])
     CONF.set_override("connection", db_url, "database")
     CONF.set_override("transport_url", TRANSPORT_URL)
     CONF.set_override("topic", topic, "conductor")

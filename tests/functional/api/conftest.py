@@ -15,7 +15,6 @@ from drivers import registry
 from magnum_api import app as api_app
 from magnum_api import opts as api_opts
 from magnum_api import policy
-from magnum_common import config as magnum_config
 from magnum_common import rpc
 from tests.functional.api import support
 
@@ -51,8 +50,6 @@ def recorder(rpc_topic):
 
 @pytest.fixture(autouse=True)
 def _api_config(stub_cloud, rpc_topic):
-    # The shared conftest resets CONF (uninitialising it) after every test.
-    magnum_config.parse_args([], default_config_files=[])
     CONF.set_override("transport_url", TRANSPORT_URL)
     CONF.set_override("topic", rpc_topic, "conductor")
     CONF.set_override("auth_strategy", "noauth")

@@ -16,7 +16,6 @@ from oslo_policy import policy
 from oslo_upgradecheck.upgradecheck import Code
 from stevedore.extension import ExtensionManager
 
-from magnum_common import config as magnum_config
 from magnum_common import states
 from magnum_common.cmd import status
 from magnum_common.db import api as db_api
@@ -32,12 +31,6 @@ DEFAULTS = [
     policy.RuleDefault("cluster:get", "rule:admin_or_owner"),
     policy.RuleDefault("cluster:create", "rule:admin_or_owner"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def parsed_config():
-    """The checks run after the command line is parsed, as in magnum-status."""
-    magnum_config.parse_args([], default_config_files=[])
 
 
 # --- policy ----------------------------------------------------------------------------------
@@ -363,7 +356,7 @@ def test_drivers_that_fail_to_load_are_a_failure(driver_group):
 
 
 def test_disabled_drivers_are_not_loaded(driver_group):
-    CONF.register_opts([cfg.ListOpt("disabled_drivers", default=[])], group="drivers")
+    CONF.import_opt("disabled_drivers", "drivers.registry", group="drivers")
     CONF.set_override("disabled_drivers", ["broken", "absent"], "drivers")
 
     result = status.Checks().check_drivers(driver_group)
@@ -373,7 +366,7 @@ def test_disabled_drivers_are_not_loaded(driver_group):
 
 
 def test_no_enabled_driver_is_a_failure(driver_group):
-    CONF.register_opts([cfg.ListOpt("disabled_drivers", default=[])], group="drivers")
+    CONF.import_opt("disabled_drivers", "drivers.registry", group="drivers")
     CONF.set_override("disabled_drivers", ["good", "broken", "absent"], "drivers")
 
     result = status.Checks().check_drivers(driver_group)
