@@ -23,7 +23,7 @@ def cloud_dir(tmp_path, monkeypatch):
 
 def _load(files: list[str]) -> cfg.ConfigOpts:
     conf = cfg.ConfigOpts()
-    conf.register_opts([cfg.StrOpt("transport_url"), cfg.StrOpt("host")])
+    conf.register_opts([cfg.StrOpt("transport_url"), cfg.HostAddressOpt("host")])
     conf.register_opts([cfg.StrOpt("connection")], group="database")
     conf.register_opts([cfg.BoolOpt(n) for n in ("validate_flavors", "validate_keypairs",
                                                  "validate_networks")]
@@ -39,16 +39,18 @@ def _load(files: list[str]) -> cfg.ConfigOpts:
                                             ("mysql", "mysql+pymysql://"),
                                             ("postgresql", "postgresql+psycopg2://")])
 def test_run_config_is_what_the_services_read(cloud_dir, tmp_path, backend, prefix):
-    svc = services.MagnumServices(run_dir=tmp_path / "run", backend=backend, name="t1")
-    svc.vhost = "magnum_t1"
+    svc = services.MagnumServices(run_dir=tmp_path / "run", backend=backend, name="e2e_t1")
+    svc.vhost = "magnum_e2e_t1"
     svc.write_config()
     conf = _load(svc.config_files(2))
-    assert conf.transport_url == "rabbit://guest:guest@127.0.0.1:5672/magnum_t1"
+    assert conf.transport_url == "rabbit://guest:guest@127.0.0.1:5672/magnum_e2e_t1"
     assert conf.database.connection.startswith(prefix)
     assert conf.api.port == 9511
     assert not (conf.api.validate_flavors or conf.api.validate_networks
                 or conf.api.validate_keypairs)
-    assert conf.host == "t1-conductor-2" and conf.conductor.workers == 1
+    assert conf.host == "e2e-t1-conductor-2" and conf.conductor.workers == 1  # a valid host name
+    if backend != "sqlite":
+        assert conf.database.connection.split("/")[-1].startswith("magnum_e2e_t1")
     assert conf.keystone_authtoken.auth_url == "http://127.0.0.1:5000/v3"
     key = conf.crypto.encryption_key
     svc.write_config()

@@ -161,8 +161,13 @@ class MagnumServices:
             files.append(str(self.run_dir / f"conductor-{conductor}.conf"))
         return [arg for f in files for arg in ("--config-file", f)]
 
+    @property
+    def host_prefix(self) -> str:
+        """The run's name as a valid host name (``[DEFAULT] host`` is a host address)."""
+        return self.name.replace("_", "-")
+
     def conductor_host(self, index: int) -> str:
-        return f"{self.name}-conductor-{index}"
+        return f"{self.host_prefix}-conductor-{index}"
 
     def write_config(self) -> Path:
         """magnum.conf for this run (the local cloud's fragment supplies the rest)."""
@@ -175,7 +180,7 @@ class MagnumServices:
 [DEFAULT]
 transport_url = {RABBIT}/{vhost}
 state_path = {self.run_dir}
-host = {self.name}-api
+host = {self.host_prefix}-api
 debug = false
 
 [database]
