@@ -233,6 +233,9 @@ def cmd_env(args):
 
 
 def main(argv):
+    import signal
+
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `localcloud status | head` is fine
     p = argparse.ArgumentParser(prog="localcloud", description=(
         "Run real Keystone, Heat, Barbican and Glance (and, in tier full, Nova/Neutron/"
         "Placement/Octavia with fake drivers) on this machine for Magnum's tests."))

@@ -53,7 +53,7 @@ class Timer:
         log("%s done in %.1fs" % (name, self.steps[-1][1]))
 
 
-def gunicorn(layout, name, module, port, workers=1, threads=4, env=None):
+def gunicorn(layout, name, module, port, workers=1, threads=4, env=None, watch=()):
     argv = [
         layout.bin("gunicorn"), "--no-control-socket",
         "--bind", "%s:%d" % (HOST, port),
@@ -65,7 +65,13 @@ def gunicorn(layout, name, module, port, workers=1, threads=4, env=None):
         "--access-logformat", '%(h)s "%(r)s" %(s)s %(b)s %(M)sms',
         module + ":application",
     ]
-    return procs.start(layout, name, argv, env=env)
+    watch = [os.path.join(WSGI_DIR, module + ".py"), *watch, *venv_markers(layout)]
+    return procs.start(layout, name, argv, env=env, watch=watch)
+
+
+def venv_markers(layout):
+    """The venv's install markers: a package change restarts every service."""
+    return [layout.marker("venv-lite"), layout.marker("venv-full")]
 
 
 class Cloud:
@@ -171,7 +177,8 @@ class Cloud:
                 f.write(self.sec["admin"] + "\n")
         self.timer.step("keystone schema and bootstrap")
         gunicorn(self.layout, "keystone", "localcloud_keystone_wsgi", PORTS["keystone"],
-                 workers=1, threads=8, env={"OS_KEYSTONE_CONFIG_DIR": d})
+                 workers=1, threads=8, env={"OS_KEYSTONE_CONFIG_DIR": d},
+                 watch=[conf])
 
     def wait_keystone(self):
         procs.wait_until(self.layout, "keystone", lambda: procs.http_ok(url("keystone", "/v3")),
@@ -349,10 +356,12 @@ class Cloud:
         self.timer.step("heat config and schema")
         env = {"LOCALCLOUD_HEAT_CONF": conf, "LOCALCLOUD_STUBBED_SERVICES": stubbed,
                "LOCALCLOUD_IPAM_FILE": os.path.join(self.layout.data_dir("heat"), "ipam.json")}
+        watch = [d, HEAT_PLUGIN_DIR]
         gunicorn(self.layout, "heat-api", "localcloud_heat_wsgi", PORTS["heat-api"],
-                 workers=1, threads=4, env=env)
+                 workers=1, threads=4, env=env, watch=watch)
         procs.start(self.layout, "heat-engine",
-                    [self.layout.bin("heat-engine"), "--config-file", conf], env=env)
+                    [self.layout.bin("heat-engine"), "--config-file", conf], env=env,
+                    watch=watch + venv_markers(self.layout))
 
     def wait_heat(self):
         procs.wait_until(self.layout, "heat-api", lambda: procs.http_ok(url("heat-api", "/")),
@@ -387,7 +396,7 @@ class Cloud:
                       env=env, logpath=self.layout.log("barbican-manage"))
             self.synced("barbican")
         gunicorn(self.layout, "barbican", "localcloud_barbican_wsgi", PORTS["barbican"],
-                 workers=1, threads=4, env=env)
+                 workers=1, threads=4, env=env, watch=[os.path.join(d, "barbican.conf")])
 
     def wait_barbican(self):
         procs.wait_until(self.layout, "barbican", lambda: procs.http_ok(url("barbican", "/")),
@@ -416,7 +425,8 @@ class Cloud:
                       logpath=self.layout.log("glance-manage"))
             self.synced("glance")
         gunicorn(self.layout, "glance", "localcloud_glance_wsgi", PORTS["glance"],
-                 workers=1, threads=4, env={"OS_GLANCE_CONFIG_DIR": d})
+                 workers=1, threads=4, env={"OS_GLANCE_CONFIG_DIR": d},
+                 watch=[os.path.join(d, "glance-api.conf")])
 
     def wait_glance(self):
         procs.wait_until(self.layout, "glance", lambda: procs.http_ok(url("glance", "/")),
@@ -445,12 +455,26 @@ class Cloud:
     def start_helpers(self):
         procs.start(self.layout, "etcd-discovery", [
             self.layout.python, os.path.join(HELPERS, "etcd_discovery.py"),
-            "--host", HOST, "--port", str(PORTS["etcd-discovery"])])
+            "--host", HOST, "--port", str(PORTS["etcd-discovery"])],
+            watch=[os.path.join(HELPERS, "etcd_discovery.py")])
         procs.start(self.layout, "nodesim", [
             self.layout.python, os.path.join(HELPERS, "nodesim.py"),
             "--auth-url", auth_url(), "--username", "admin", "--project", "admin",
             "--heartbeat", os.path.join(self.layout.run, "nodesim.heartbeat")],
-            env={"LOCALCLOUD_NODESIM_PASSWORD": self.sec["admin"]})
+            env={"LOCALCLOUD_NODESIM_PASSWORD": self.sec["admin"]},
+            watch=[os.path.join(HELPERS, "nodesim.py")])
+        procs.wait_until(self.layout, "etcd-discovery",
+                         lambda: procs.http_ok(url("etcd-discovery", "/health")), 30, "/health")
+        heartbeat = os.path.join(self.layout.run, "nodesim.heartbeat")
+        started = time.time()
+
+        def polled():
+            try:
+                return os.path.getmtime(heartbeat) >= started - 1
+            except OSError:
+                return False
+
+        procs.wait_until(self.layout, "nodesim", polled, 60, "first poll of Heat")
 
     # ------------------------------------------------------------------ up
     def up(self):

@@ -203,16 +203,22 @@ class FullCloud(Cloud):
         self.identities()
         pdir = self.layout.etc_dir("placement")
         gunicorn(self.layout, "placement", "localcloud_placement_wsgi", PORTS["placement"],
-                 workers=1, threads=4, env={"OS_PLACEMENT_CONFIG_DIR": pdir})
+                 workers=1, threads=4, env={"OS_PLACEMENT_CONFIG_DIR": pdir}, watch=[pdir])
         gunicorn(self.layout, "neutron", "localcloud_neutron_wsgi", PORTS["neutron"],
                  workers=1, threads=4,
-                 env={"OS_NEUTRON_CONFIG_DIR": self.layout.etc_dir("neutron")})
+                 env={"OS_NEUTRON_CONFIG_DIR": self.layout.etc_dir("neutron")},
+                 watch=[self.layout.etc_dir("neutron")])
         ndir = self.layout.etc_dir("nova")
         nconf = os.path.join(ndir, "nova.conf")
         gunicorn(self.layout, "nova-api", "localcloud_nova_wsgi", PORTS["nova-api"],
-                 workers=1, threads=4, env={"OS_NOVA_CONFIG_DIR": ndir})
-        for svc in ("nova-conductor", "nova-scheduler", "nova-compute"):
-            procs.start(self.layout, svc, [self.layout.bin(svc), "--config-file", nconf])
+                 workers=1, threads=4, env={"OS_NOVA_CONFIG_DIR": ndir}, watch=[ndir])
+        for svc in ("nova-conductor", "nova-scheduler"):
+            procs.start(self.layout, svc, [self.layout.bin(svc), "--config-file", nconf],
+                        watch=[ndir])
+        # nova-compute is never restarted for a config change: the fake compute node cannot
+        # come back (see reset_nova_if_compute_restarts); `down` + `up --tier full` resets it
+        procs.start(self.layout, "nova-compute",
+                    [self.layout.bin("nova-compute"), "--config-file", nconf])
         self.start_heat()
         for name, probe, timeout in [
             ("placement", url("placement", "/"), 90), ("neutron", url("neutron", "/"), 120),

@@ -1,5 +1,7 @@
 """Start, find, stop and measure the processes localcloud runs (pid files, process groups)."""
 
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -53,7 +55,7 @@ def running_pid(layout, name):
     except (OSError, ValueError, IndexError):
         return None
     now = _start_time(pid)
-    if now is None or (started is not None and now != started):
+    if now is None or (started not in (None, "-") and now != started):
         return None
     try:
         with open("/proc/%d/stat" % pid) as f:
@@ -65,11 +67,49 @@ def running_pid(layout, name):
     return pid
 
 
-def start(layout, name, argv, env=None, cwd=None):
-    """Start argv as its own session (process group), output appended to logs/<name>.log."""
+def _files(path):
+    if os.path.isfile(path):
+        yield path
+    elif os.path.isdir(path):
+        for root, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.endswith("-keys") and d != "__pycache__")
+            for f in sorted(files):
+                if not f.endswith((".pyc", ".tmp")):
+                    yield os.path.join(root, f)
+
+
+def fingerprint(argv, env, watch):
+    """What a running process was started from: command, environment, watched files."""
+    h = hashlib.sha256(json.dumps([argv, sorted((env or {}).items())]).encode())
+    for path in watch or ():
+        for f in _files(path):
+            h.update(f.encode())
+            with open(f, "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()[:16]
+
+
+def _stored_fingerprint(layout, name):
+    try:
+        with open(layout.pidfile(name)) as f:
+            parts = f.read().split()
+        return parts[2] if len(parts) > 2 else None
+    except OSError:
+        return None
+
+
+def start(layout, name, argv, env=None, cwd=None, watch=()):
+    """Start argv as its own session (process group), output appended to logs/<name>.log.
+
+    If it is already running from the same command, environment and watched files (configs,
+    code), leave it; if any of those changed, restart it."""
+    fp = fingerprint(argv, env, watch)
     pid = running_pid(layout, name)
     if pid:
-        return pid, False
+        if _stored_fingerprint(layout, name) == fp:
+            return pid, False
+        log("%s: configuration or code changed, restarting it" % name)
+        stop(layout, name)
     full_env = dict(os.environ)
     full_env.pop("PYTHONPATH", None)
     full_env.pop("VIRTUAL_ENV", None)
@@ -89,7 +129,7 @@ def start(layout, name, argv, env=None, cwd=None):
     )
     logf.close()
     with open(layout.pidfile(name), "w") as f:
-        f.write("%d %s\n" % (proc.pid, _start_time(proc.pid) or ""))
+        f.write("%d %s %s\n" % (proc.pid, _start_time(proc.pid) or "-", fp))
     return proc.pid, True
 
 
