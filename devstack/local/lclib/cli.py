@@ -118,7 +118,8 @@ def _cmd_down(layout, args):
 
 def _purge(layout):
     """Forget the cloud's data (databases, vhosts, configs) but keep the venv and secrets."""
-    out = infra.mysql("SHOW DATABASES LIKE '%s%%';" % DB_PREFIX.replace("_", "\\_"), check=False)
+    out = infra.mysql("SHOW DATABASES LIKE '%s%%';" % DB_PREFIX.replace("_", "\\_"),
+                      check=False)
     for name in (out or "").split():
         infra.drop_database(name)
         log("dropped database %s" % name)

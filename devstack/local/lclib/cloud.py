@@ -27,6 +27,9 @@ WSGI_DIR = os.path.join(HERE, "wsgi")
 HEAT_PLUGIN_DIR = os.path.join(HERE, "heat", "plugins")
 HELPERS = os.path.join(HERE, "helpers")
 
+STALE_VHOSTS = ("localcloud_heat", "localcloud_heatfull", "localcloud_nova",
+                "localcloud_neutron")
+
 DEMO_ROLES = ["member", "reader", "heat_stack_owner", "creator", "load-balancer_member"]
 
 IMAGES = [
@@ -81,6 +84,9 @@ class Cloud:
         self.layout = layout
         self.tier = tier
         self.timer = Timer()
+        # a state directory seen for the first time: databases and vhosts named localcloud_*
+        # on this machine belong to an earlier one (another clone, a CI run) and are stale
+        self.fresh = not (os.path.isdir(layout.markers) and os.listdir(layout.markers))
         layout.mkdirs()
         self.sec = load_secrets(layout)
 
@@ -477,10 +483,38 @@ class Cloud:
         procs.wait_until(self.layout, "nodesim", polled, 60, "first poll of Heat")
 
     # ------------------------------------------------------------------ up
+    def ports(self):
+        return {name: PORTS[name] for name in ("keystone", "heat-api", "barbican", "glance",
+                                               "etcd-discovery")}
+
+    def prepare(self):
+        """Refuse ports held by processes we did not start; forget another state dir's data."""
+        from .full import full_services
+
+        ours = {name for name, _ in full_services() if procs.running_pid(self.layout, name)}
+        busy = [(name, port) for name, port in self.ports().items()
+                if name not in ours and infra.port_open(port)]
+        if busy:
+            raise StartError(
+                "port(s) %s already in use by processes this state directory (%s) did not "
+                "start: another local cloud (another MAGNUM_LOCALCLOUD_DIR or clone) or another "
+                "server is running; stop it first"
+                % (", ".join("%d (%s)" % (p, n) for n, p in busy), self.layout.root))
+        if self.fresh:
+            out = infra.mysql("SHOW DATABASES LIKE '%s%%';" % DB_PREFIX.replace("_", "\\_"))
+            stale = out.split()
+            if stale:
+                log("new state directory: dropping stale databases %s" % " ".join(stale))
+                for name in stale:
+                    infra.drop_database(name)
+                for vhost in STALE_VHOSTS:
+                    infra.delete_vhost(vhost)
+
     def up(self):
         t_start = time.time()
         infra.ensure_mariadb()
         infra.ensure_rabbitmq()
+        self.prepare()
         self.timer.step("MariaDB and RabbitMQ")
         self.ensure_venv()
         self.start_keystone()

@@ -38,6 +38,11 @@ class FullCloud(Cloud):
     def __init__(self, layout):
         super().__init__(layout, "full")
 
+    def ports(self):
+        ports = super().ports()
+        ports.update({name: PORTS[name] for name in ("placement", "nova-api", "neutron")})
+        return ports
+
     def service_auth(self, user):
         return {
             "auth_type": "password", "auth_url": auth_url(), "username": user,
@@ -182,6 +187,7 @@ class FullCloud(Cloud):
         t_start = time.time()
         infra.ensure_mariadb()
         infra.ensure_rabbitmq()
+        self.prepare()
         for vhost in ("localcloud_nova", "localcloud_neutron"):
             infra.ensure_vhost(vhost)
         self.timer.step("MariaDB and RabbitMQ")
