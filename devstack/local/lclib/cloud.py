@@ -161,7 +161,8 @@ class Cloud:
     def start_keystone(self):
         conf = self.keystone_conf()
         d = os.path.dirname(conf)
-        if self.need_sync("keystone"):
+        new_db = self.need_sync("keystone")
+        if new_db:
             self.keystone_manage("db_sync")
             self.synced("keystone")
         if not os.path.exists(os.path.join(d, "fernet-keys", "0")):
@@ -171,7 +172,8 @@ class Cloud:
             self.keystone_manage("credential_setup", "--keystone-user", "root",
                                  "--keystone-group", "root")
         marker = self.layout.marker("keystone-bootstrap")
-        if not os.path.exists(marker) or open(marker).read().strip() != self.sec["admin"]:
+        if new_db or not os.path.exists(marker) or \
+                open(marker).read().strip() != self.sec["admin"]:
             self.keystone_manage(
                 "bootstrap", "--bootstrap-password", self.sec["admin"],
                 "--bootstrap-username", "admin", "--bootstrap-project-name", "admin",
@@ -500,15 +502,28 @@ class Cloud:
                 "start: another local cloud (another MAGNUM_LOCALCLOUD_DIR or clone) or another "
                 "server is running; stop it first"
                 % (", ".join("%d (%s)" % (p, n) for n, p in busy), self.layout.root))
-        if self.fresh:
+        # Which state directory do the localcloud_* databases belong to?
+        owner = infra.mysql("SELECT state_id FROM %smeta.owner;" % DB_PREFIX, check=False)
+        owner = owner.strip() if owner else None
+        mine = self.sec["state_id"]
+        if owner != mine and (owner is not None or self.fresh):
             out = infra.mysql("SHOW DATABASES LIKE '%s%%';" % DB_PREFIX.replace("_", "\\_"))
             stale = out.split()
-            if stale:
-                log("new state directory: dropping stale databases %s" % " ".join(stale))
-                for name in stale:
-                    infra.drop_database(name)
-                for vhost in STALE_VHOSTS:
-                    infra.delete_vhost(vhost)
+            log("the %s* databases belong to another state directory: dropping %s"
+                % (DB_PREFIX, " ".join(stale) or "nothing"))
+            for name in stale:
+                infra.drop_database(name)
+            for vhost in STALE_VHOSTS:
+                infra.delete_vhost(vhost)
+            for name in os.listdir(self.layout.markers):
+                if not name.startswith("venv-"):
+                    os.remove(os.path.join(self.layout.markers, name))
+        if owner != mine:
+            meta = DB_PREFIX + "meta"
+            infra.mysql(f"CREATE DATABASE IF NOT EXISTS `{meta}`; "
+                        f"CREATE TABLE IF NOT EXISTS `{meta}`.owner (state_id VARCHAR(64)); "
+                        f"DELETE FROM `{meta}`.owner; "
+                        f"INSERT INTO `{meta}`.owner VALUES ('{mine}');")
 
     def up(self):
         t_start = time.time()

@@ -140,6 +140,9 @@ def load_secrets(layout):
         if name not in data:
             data[name] = "lc-" + secrets.token_hex(12)
             changed = True
+    if "state_id" not in data:
+        data["state_id"] = secrets.token_hex(8)
+        changed = True
     if "barbican_kek" not in data:
         import base64
 
