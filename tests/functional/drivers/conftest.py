@@ -91,10 +91,22 @@ def resources(cloud) -> LocalResources:
 
 
 def wait_stack(heat, stack_id: str, timeout: int = STACK_TIMEOUT):
-    """Poll until the stack leaves *_IN_PROGRESS; return it."""
+    """Poll until the stack leaves *_IN_PROGRESS; return it.
+
+    The shared local cloud's API processes are sometimes restarted by other suites: a
+    refused connection while polling is retried until the deadline.
+    """
+    from keystoneauth1 import exceptions
+
     deadline = time.monotonic() + timeout
     while True:
-        stack = heat.stacks.get(stack_id)
+        try:
+            stack = heat.stacks.get(stack_id)
+        except exceptions.ConnectFailure:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(5)
+            continue
         if not stack.stack_status.endswith("_IN_PROGRESS"):
             return stack
         if time.monotonic() > deadline:
