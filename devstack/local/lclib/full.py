@@ -14,7 +14,10 @@ from .layout import DB_PREFIX, HOST, PORTS, REGION
 from .procs import StartError, log
 
 NOVA_DBS = ("nova_api", "nova", "nova_cell0")
-FLAVORS = [("m1.small", 1, 2048, 10), ("m1.medium", 2, 4096, 20)]
+FLAVORS = [("m1.small", 1, 2048, 10), ("m1.medium", 2, 4096, 20), ("fail.small", 1, 2048, 10)]
+# The failure switch of the full tier: a flavor asking for a resource class no compute node
+# has, so the scheduler answers NoValidHost and the server goes to ERROR.
+FAIL_EXTRA_SPECS = {"resources:CUSTOM_LOCALCLOUD_FAIL": "1"}
 KEYPAIR = "localcloud-demo"
 
 
@@ -284,8 +287,11 @@ class FullCloud(Cloud):
         have = {f["name"] for f in flavors}
         for name, vcpus, ram, disk in FLAVORS:
             if name not in have:
-                rest.request("POST", nova + "/flavors", token, body={"flavor": {
-                    "name": name, "vcpus": vcpus, "ram": ram, "disk": disk}})
+                flavor = rest.request("POST", nova + "/flavors", token, body={"flavor": {
+                    "name": name, "vcpus": vcpus, "ram": ram, "disk": disk}})[2]["flavor"]
+                if name.startswith("fail."):
+                    rest.request("POST", "%s/flavors/%s/os-extra_specs" % (nova, flavor["id"]),
+                                 token, body={"extra_specs": FAIL_EXTRA_SPECS})
         demo_token, _ = rest.password_token(auth_url(), "demo", self.sec["demo"], project="demo")
         try:
             rest.request("GET", nova + "/os-keypairs/" + KEYPAIR, demo_token)
