@@ -59,9 +59,11 @@ class Result:
 class Openstack:
     """``openstack --os-cloud <cloud> ...``; one instance per user."""
 
-    def __init__(self, cloud: str = DEMO, timeout: float = 180.0) -> None:
+    def __init__(self, cloud: str = DEMO, timeout: float = 180.0,
+                 unreachable_grace: float = 300.0) -> None:
         self.cloud = cloud
         self.timeout = timeout
+        self.unreachable_grace = unreachable_grace
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         env["OS_CLIENT_CONFIG_FILE"] = str(paths.clouds_yaml())
         env["PYTHONWARNINGS"] = "ignore"
@@ -71,17 +73,26 @@ class Openstack:
         return [paths.venv_bin("openstack"), "--os-cloud", self.cloud, *args]
 
     def run(self, *args: str, timeout: float | None = None) -> Result:
+        """Run once; while the cloud is unreachable (Keystone restarting), wait and retry.
+
+        A connection refused happens before any request reaches a service, so retrying
+        is safe for every command.
+        """
         argv = self.argv(*args)
         t0 = time.monotonic()
-        try:
-            res = subprocess.run(argv, capture_output=True, text=True, env=self.env,
-                                 timeout=timeout or self.timeout)
-        except subprocess.TimeoutExpired as exc:
-            raise CliError(argv, -1, str(exc.stdout or ""),
-                           f"timed out after {exc.timeout}s") from None
-        if res.returncode != 0:
-            raise CliError(argv, res.returncode, res.stdout, _clean(res.stderr))
-        return Result(argv, res.stdout, time.monotonic() - t0)
+        while True:
+            try:
+                res = subprocess.run(argv, capture_output=True, text=True, env=self.env,
+                                     timeout=timeout or self.timeout)
+            except subprocess.TimeoutExpired as exc:
+                raise CliError(argv, -1, str(exc.stdout or ""),
+                               f"timed out after {exc.timeout}s") from None
+            if res.returncode == 0:
+                return Result(argv, res.stdout, time.monotonic() - t0)
+            err = CliError(argv, res.returncode, res.stdout, _clean(res.stderr))
+            if not _unreachable(err.stderr) or time.monotonic() - t0 > self.unreachable_grace:
+                raise err
+            time.sleep(5)
 
     def json(self, *args: str, timeout: float | None = None):
         return self.run(*args, "-f", "json", timeout=timeout).json()
@@ -95,6 +106,10 @@ def _clean(stderr: str) -> str:
     """Drop the noise of unrelated OSC plugins failing to load."""
     return "\n".join(line for line in stderr.splitlines()
                      if not line.startswith("Could not load '"))
+
+
+def _unreachable(stderr: str) -> bool:
+    return "Unable to establish connection" in stderr or "Connection refused" in stderr
 
 
 def accepted_uuid(text: str) -> str:
