@@ -124,6 +124,21 @@ class Simulator:
                 self.templates[stack_id] = {}
         return self.templates[stack_id]
 
+    @staticmethod
+    def may_wait(tmpl):
+        """False only when the stack's template certainly holds no wait condition or
+        deployment (saves one resource listing per nested stack and poll)."""
+        resources = (tmpl or {}).get("resources") or (tmpl or {}).get("Resources")
+        if not resources:
+            return not tmpl  # template unreadable: look at the resources instead
+        for res in resources.values():
+            rtype = str((res or {}).get("type") or (res or {}).get("Type") or "")
+            if rtype in WAIT_TYPES + DEPLOY_TYPES:
+                return True
+            if not rtype.startswith(("OS::", "AWS::", "LocalCloud::")):
+                return True  # a nested template or an environment alias: could be anything
+        return False
+
     def resource_props(self, path, stack_id, name):
         tmpl = self.template(path, stack_id) or {}
         res = (tmpl.get("resources") or tmpl.get("Resources") or {}).get(name) or {}
@@ -139,6 +154,8 @@ class Simulator:
             sid = stack["id"]
             live.add(sid)
             path = "/stacks/%s/%s" % (stack["stack_name"], sid)
+            if not self.may_wait(self.template(path, sid)):
+                continue  # e.g. the facade stacks of the lite tier: nothing to signal there
             try:
                 resources = self.heat_call("GET", path + "/resources")["resources"]
             except HTTPError as e:
