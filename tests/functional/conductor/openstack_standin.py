@@ -173,6 +173,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == "POST" and path == "/control/reset":
             reset()
             return self._send(200, {})
+        if method == "POST" and path == "/control/seed":
+            return self._send(200, self._seed(self._body()))
         if method == "POST":
             with LOCK:
                 STATE["control"].update(self._body())
@@ -184,6 +186,26 @@ class Handler(BaseHTTPRequestHandler):
                                     "users": list(STATE["users"].values()),
                                     "trusts": list(STATE["trusts"].values()),
                                     "control": {k: v for k, v in STATE["control"].items()}})
+
+    def _seed(self, body: dict) -> dict:
+        """Many in-progress stacks of one project plus a trustee with a trust (benchmarks)."""
+        tenant = body["tenant"]
+        user = {"id": uuid.uuid4().hex, "name": f"trustee-{tenant}", "domain_id": "magnum",
+                "password": body.get("password", "secret"), "enabled": True}
+        trust = {"id": uuid.uuid4().hex, "trustor_user_id": "owner", "project_id": tenant,
+                 "trustee_user_id": user["id"], "impersonation": True, "roles": []}
+        ids = []
+        with LOCK:
+            STATE["users"][user["id"]] = user
+            STATE["trusts"][trust["id"]] = trust
+            seconds = STATE["control"]["create_seconds"]
+            STATE["control"]["create_seconds"] = body.get("seconds", 3600)
+            for i in range(body["count"]):
+                stack = Stack(tenant, f"seed-{tenant}-{i}", {}, "owner")
+                STATE["stacks"][stack.id] = stack
+                ids.append(stack.id)
+            STATE["control"]["create_seconds"] = seconds
+        return {"user_id": user["id"], "trust_id": trust["id"], "stack_ids": ids}
 
     def _k8s(self, path: str) -> None:
         cluster = path.split("/")[2]

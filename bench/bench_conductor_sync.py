@@ -1,0 +1,156 @@
+"""Status sync at scale: 10,000 in-progress clusters, 3 conductor processes, one interval.
+
+Heat (and Keystone) are the tests' HTTP stand-in process, seeded with one in-progress stack
+per cluster spread over projects (rows already in step with Heat: the steady state, where a
+round only reads); the database is a migrated SQLite file. Each conductor is
+a separate process running one StatusSync round per interval. Printed, never asserted:
+clusters polled per conductor, whether every cluster was polled exactly once, CPU seconds per
+conductor per interval, wall time, and Heat / Keystone requests per interval.
+
+Usage: ``python bench/bench_conductor_sync.py [--clusters 10000] [--projects 40]
+[--conductors 3] [--rounds 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import multiprocessing
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "functional" / "conductor"))
+
+import sqlalchemy as sa  # noqa: E402
+import support  # noqa: E402
+
+from magnum_common import config as magnum_config  # noqa: E402
+from magnum_common import states  # noqa: E402
+from magnum_common.db import api as db_api  # noqa: E402
+from magnum_common.db import migration, models  # noqa: E402
+
+
+def _configure(db_url: str, standin_url: str) -> None:
+    magnum_config.parse_args([], default_config_files=[])
+    values = support.options(standin_url, "bench-unused")
+    values["DEFAULT"]["service_down_time"] = 180
+    support.apply_options(values)
+    support.CONF.set_override("connection", db_url, "database")
+    db_api.reset_engine()
+
+
+def _seed(standin: support.Standin, clusters: int, projects: int) -> None:
+    from magnum_conductor import crypto
+
+    per_project = clusters // projects
+    cluster_rows, ng_rows = [], []
+    for p in range(projects):
+        project = f"project-{p}"
+        seeded = standin._post("/control/seed", {"tenant": project, "count": per_project})
+        password = crypto.encrypt("secret")
+        for stack_id in seeded["stack_ids"]:
+            cid = str(uuid.uuid4())
+            cluster_rows.append({
+                "uuid": cid, "name": f"c-{cid[:8]}", "project_id": project, "user_id": "owner",
+                "status": states.CREATE_IN_PROGRESS, "stack_id": stack_id,
+                "trust_id": seeded["trust_id"], "trustee_user_id": seeded["user_id"],
+                "trustee_username": f"trustee-{project}", "trustee_password": password,
+                "create_timeout": 600, "created_at": models.utcnow(), "labels": {},
+                "operation_at": models.utcnow() - datetime.timedelta(seconds=60)})
+            for role in ("master", "worker"):
+                ng_rows.append({
+                    "uuid": str(uuid.uuid4()), "name": f"default-{role}", "cluster_id": cid,
+                    "project_id": project, "role": role, "is_default": True, "node_count": 1,
+                    "stack_id": stack_id, "status": states.CREATE_IN_PROGRESS, "labels": {},
+                    "status_reason": "Stack CREATE started",
+                    "node_addresses": []})
+    with db_api.writer() as session:
+        session.execute(sa.insert(models.Cluster), cluster_rows)
+        session.execute(sa.insert(models.NodeGroup), ng_rows)
+
+
+def _conductor(host: str, db_url: str, standin_url: str, hosts: list[str], rounds: int,
+               interval: float, start_at: float, results) -> None:
+    _configure(db_url, standin_url)
+    from magnum_common.db.services import magnum_services
+    from magnum_conductor.conf import BINARY
+    from magnum_conductor.executor import Executor
+    from magnum_conductor.status_sync import StatusSync
+
+    for member in hosts:
+        magnum_services.heartbeat(member, BINARY)
+    sync = StatusSync(Executor(f"{host}:0:bench"), host)
+    time.sleep(max(0.0, start_at - time.time()))
+    for round_no in range(rounds):
+        begin = time.monotonic()
+        cpu = time.process_time()
+        stats = sync.run_once()
+        results.put({"host": host, "round": round_no, "cpu": time.process_time() - cpu,
+                     "wall": time.monotonic() - begin, "polled": stats.polled_uuids,
+                     "heat_requests": stats.heat_requests, "errors": stats.errors})
+        magnum_services.heartbeat(host, BINARY)
+        time.sleep(max(0.0, interval - (time.monotonic() - begin)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clusters", type=int, default=10000)
+    parser.add_argument("--projects", type=int, default=40)
+    parser.add_argument("--conductors", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--interval", type=float, default=10.0)
+    args = parser.parse_args()
+
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix="bench-sync-"))
+    db_url = f"sqlite:///{workdir / 'magnum.sqlite'}"
+    standin = support.Standin()
+    try:
+        _configure(db_url, standin.url)
+        migration.upgrade()
+        started = time.monotonic()
+        _seed(standin, args.clusters, args.projects)
+        total = args.clusters // args.projects * args.projects
+        print(f"seeded {total} in-progress clusters in {args.projects} projects "
+              f"({time.monotonic() - started:.1f} s)")
+        hosts = [f"bench-conductor-{i}" for i in range(args.conductors)]
+        ctx = multiprocessing.get_context("fork")
+        results = ctx.Queue()
+        start_at = time.time() + 3
+        procs = [ctx.Process(target=_conductor, args=(h, db_url, standin.url, hosts,
+                                                      args.rounds, args.interval, start_at,
+                                                      results)) for h in hosts]
+        for proc in procs:
+            proc.start()
+        reports = [results.get() for _ in range(args.conductors * args.rounds)]
+        for proc in procs:
+            proc.join()
+        requests = standin.state()["requests"]
+        for round_no in range(args.rounds):
+            rows = sorted((r for r in reports if r["round"] == round_no),
+                          key=lambda r: r["host"])
+            polled = [u for r in rows for u in r["polled"]]
+            print(f"round {round_no + 1}: polled {len(polled)} "
+                  f"(distinct {len(set(polled))} of {total}; exactly once: "
+                  f"{len(polled) == len(set(polled)) == total})")
+            for r in rows:
+                print(f"  {r['host']}: {len(r['polled'])} clusters, cpu {r['cpu']:.2f} s, "
+                      f"wall {r['wall']:.2f} s, heat requests {r['heat_requests']}, "
+                      f"errors {r['errors']}")
+            print(f"  heat requests this interval: {sum(r['heat_requests'] for r in rows)}; "
+                  f"max cpu per conductor {max(r['cpu'] for r in rows):.2f} s, "
+                  f"median {statistics.median(r['cpu'] for r in rows):.2f} s")
+        heat_lists = sum(v for k, v in requests.items() if k.startswith("heat GET /stacks"))
+        tokens = sum(v for k, v in requests.items() if "auth/tokens" in k)
+        print(f"stand-in totals over {args.rounds} intervals: stack list requests "
+              f"{heat_lists}, Keystone token requests {tokens}")
+    finally:
+        standin.stop()
+
+
+if __name__ == "__main__":
+    main()
