@@ -38,6 +38,7 @@ _ENTITY = {
     "neutron.router": "Router",
     "neutron.security_group": "Security Group",
     "cinder.vtype": "Volume Type",
+    "cinder.volume_type": "Volume Type",
     "cinder.volume": "Volume",
     "cinder.snapshot": "Volume Snapshot",
     "cinder.backup": "Volume Backup",
@@ -47,8 +48,8 @@ _ENTITY = {
 _ALWAYS = [
     "nova.flavor", "nova.keypair", "nova.server", "neutron.network", "neutron.subnet",
     "neutron.port", "neutron.router", "neutron.security_group", "cinder.vtype",
-    "cinder.volume", "octavia.loadbalancer", "octavia.listener", "octavia.pool",
-    "octavia.flavor",
+    "cinder.volume_type", "cinder.volume", "octavia.loadbalancer", "octavia.listener",
+    "octavia.pool", "octavia.flavor",
 ]
 
 
