@@ -7,6 +7,7 @@ wait conditions are answered by the node simulator (devstack/local/helpers/nodes
 from __future__ import annotations
 
 import ipaddress
+import re
 
 import pytest
 from heatclient import exc
@@ -164,5 +165,32 @@ def test_loadbalancer_facade_has_vip(heat_demo, stacks, stack_name, lc):
     assert out["lb_show"]["vip_address"] == out["vip_address"]
     assert out["lb_show"]["provisioning_status"] == "ACTIVE"
     assert ipaddress.ip_address(out["vip_floating_ip"]) in FLOATING
+    heat_demo.stacks.delete(sid)
+    lc.wait_deleted(heat_demo, sid)
+
+
+@pytest.mark.usefixtures("lite_only")
+def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc):
+    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("shapes.yaml"))
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, _ = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    out = lc.outputs(stack)
+    uuid_like = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
+    assert re.match(uuid_like, out["server_id"]) and re.match(uuid_like, out["port_id"])
+    ip = out["port_ip"]
+    assert out["first_address"] == ip == out["floating_fixed"]
+    assert list(out["networks"].values()) == [[ip]]
+    (addr,) = [a for net in out["addresses"].values() for a in net]
+    assert addr["addr"] == ip and addr["port"] == out["port_id"]
+    assert addr["OS-EXT-IPS-MAC:mac_addr"] == out["port_mac"]
+    assert out["server_show"]["name"] == "kube-master-0"
+    assert out["server_show"]["status"] == "ACTIVE"
+    assert out["server_show"]["metadata"] == {"metering.server_group": "master"}
+    assert out["volume_status"] == "available"
+    assert out["subnet_cidr"] == "10.0.0.0/24"
+    assert ipaddress.ip_address(out["vip"]) in FIXED and out["vip"] != ip
+    assert ipaddress.ip_address(out["floating_ip"]) in FLOATING
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
