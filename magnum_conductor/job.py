@@ -15,6 +15,7 @@ from oslo_log import log as logging
 
 from drivers import registry
 from drivers.base import Driver
+from magnum_common import states
 from magnum_common.context import RequestContext
 from magnum_common.db import api as db_api
 from magnum_common.db import models
@@ -68,7 +69,8 @@ class Job:
     @property
     def resources(self) -> Resources:
         if self._resources is None or self._resources.cluster is not self.cluster:
-            self._resources = Resources(self.context, self.cluster)
+            creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
+            self._resources = Resources(self.context, self.cluster, prefer_requester=creating)
         return self._resources
 
     def nodegroups(self) -> list[models.NodeGroup]:

@@ -3,11 +3,18 @@
 Which identity a driver's calls use: the cluster's trust (trust-scoped session of the
 trustee, impersonating the owner) as soon as the trust exists, else the requester's own
 context (token or token body recorded with the operation). Acting through the trust is what
-lets a replayed or resumed operation run after the requester's token has expired.
+lets a replayed or resumed operation, or the status sync, run after the requester's token
+has expired.
+
+One exception, imposed by Heat: creating a stack makes Heat create a trust of its own from
+the caller's token, which Keystone refuses for a trust-scoped token when the cluster's trust
+forbids redelegation. Stack creates (``prefer_requester``) therefore use the requester's
+token while it is valid, and the trust only when it has expired.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from heatclient import client as heat_client
@@ -54,6 +61,19 @@ def interface(endpoint_type: str | None) -> str:
     return value[:-3] if value.endswith("url") else value
 
 
+def requester_token_valid(context: RequestContext) -> bool:
+    """False when the recorded token body says the token has expired (or expires now)."""
+    info = (context.auth_token_info or {}).get("token") or {}
+    expires = info.get("expires_at")
+    if not expires:
+        return bool(context.auth_token or context.auth_token_info)
+    try:
+        when = datetime.datetime.fromisoformat(expires.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    return when > datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30)
+
+
 class AuthenticationFailed(exception.AuthorizationFailure):
     message = "Cannot act for cluster %(cluster)s: %(reason)s"
 
@@ -61,15 +81,17 @@ class AuthenticationFailed(exception.AuthorizationFailure):
 class Resources:
     """ClusterResources for one operation on one cluster (drivers/base.py protocol)."""
 
-    def __init__(self, context: RequestContext | None, cluster: Any) -> None:
+    def __init__(self, context: RequestContext | None, cluster: Any,
+                 prefer_requester: bool = False) -> None:
         self.cluster = cluster
         self.requester = context
+        self.prefer_requester = prefer_requester
         self._session: ks_session.Session | None = None
 
     # --- identity --------------------------------------------------------------------
     @property
     def context(self) -> RequestContext:
-        if self.has_trust:
+        if self.has_trust and not self._use_requester():
             return trust.cluster_context(self.cluster)
         if self.requester is None:
             raise AuthenticationFailed(cluster=self.cluster.uuid,
@@ -81,10 +103,14 @@ class Resources:
         c = self.cluster
         return bool(c.trust_id and c.trustee_user_id and c.trustee_password)
 
+    def _use_requester(self) -> bool:
+        return (self.requester is not None and (not self.has_trust or self.prefer_requester)
+                and requester_token_valid(self.requester))
+
     def session(self) -> ks_session.Session:
         """The trust-scoped session once the trust exists, else the requester's."""
         if self._session is None:
-            if self.has_trust:
+            if self.has_trust and not self._use_requester():
                 self._session = trust.cluster_session(self.cluster)
             elif self.requester is not None:
                 self._session = keystone.session_for_context(self.requester)

@@ -1,0 +1,113 @@
+"""The conductor's Heat access on the local cloud's real Keystone and Heat.
+
+What the handlers and the status sync rely on, checked against real Heat: a stack create
+goes out with the requester's token even once the trust exists (Heat makes its own trust
+from it), the trust-scoped client sees and deletes the owner's stacks without any user
+token, and one ``stacks.list(filters={'id': [...]})`` returns exactly the stacks asked for
+(the batching that replaces one GET per cluster).
+Skipped with the reason only when ``devstack/local/localcloud status`` says it is down.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import subprocess
+import types
+import uuid
+from pathlib import Path
+
+import pytest
+from keystoneauth1 import loading as ks_loading
+from keystoneauth1 import session as ks_session
+from oslo_config import cfg
+
+from magnum_common.context import RequestContext, make_admin_context
+from magnum_conductor import crypto, keystone, trust
+from magnum_conductor.executor import Executor
+from magnum_conductor.resources import Resources
+from magnum_conductor.status_sync import StatusSync, SyncStats
+
+pytestmark = pytest.mark.localcloud
+
+CONF = cfg.CONF
+REPO = Path(__file__).resolve().parents[3]
+TEMPLATE = {"heat_template_version": "queens",
+            "resources": {"nothing": {"type": "OS::Heat::None"}},
+            "outputs": {"api_address": {"value": "10.0.0.5"}}}
+
+
+@pytest.fixture(scope="module")
+def state_dir() -> Path:
+    res = subprocess.run([str(REPO / "devstack/local/localcloud"), "status", "--json"],
+                         capture_output=True, text=True, timeout=120)
+    try:
+        status = json.loads(res.stdout)
+    except ValueError:
+        status = {"up": False}
+    if not status.get("up"):
+        pytest.skip("the local cloud is down (`devstack/local/localcloud status`)")
+    return Path(status["state_dir"])
+
+
+@pytest.fixture
+def demo_cluster(state_dir):
+    CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")
+    ini = configparser.RawConfigParser()
+    ini.read(state_dir / "magnum-localcloud.conf")
+    for group in ("keystone_auth", "trust"):
+        for name, value in ini.items(group):
+            CONF.set_override(name, value, group)
+    if ini.has_section("heat_client"):
+        for name, value in ini.items("heat_client"):
+            CONF.set_override(name, value, "heat_client")
+    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
+    keystone.reset_cache()
+    env = {}
+    for line in (state_dir / "demo-openrc").read_text().splitlines():
+        if line.startswith("export "):
+            key, _, value = line[len("export "):].partition("=")
+            env[key] = value
+    body = {"auth": {
+        "identity": {"methods": ["password"], "password": {"user": {
+            "name": env["OS_USERNAME"], "password": env["OS_PASSWORD"],
+            "domain": {"name": env["OS_USER_DOMAIN_NAME"]}}}},
+        "scope": {"project": {"name": env["OS_PROJECT_NAME"],
+                              "domain": {"name": env["OS_PROJECT_DOMAIN_NAME"]}}}}}
+    resp = ks_session.Session().post(env["OS_AUTH_URL"] + "/auth/tokens", json=body,
+                                     authenticated=False)
+    info = resp.json()
+    demo = RequestContext(auth_token=resp.headers["X-Subject-Token"], auth_token_info=info,
+                          user_id=info["token"]["user"]["id"],
+                          project_id=info["token"]["project"]["id"],
+                          roles=[r["name"] for r in info["token"]["roles"]])
+    row = types.SimpleNamespace(uuid=str(uuid.uuid4()), project_id=demo.project_id,
+                                user_id=demo.user_id, name="lc", trustee_username=None,
+                                trustee_user_id=None, trustee_password=None, trust_id=None)
+    for key, value in trust.create_trustee_and_trust(demo, row).items():
+        setattr(row, key, value)
+    yield demo, row
+    trust.delete_trustee_and_trust(make_admin_context(), row)
+    keystone.reset_cache()
+
+
+def test_trust_scoped_heat_and_batched_stack_list(demo_cluster):
+    demo, cluster = demo_cluster
+    creator = Resources(demo, cluster, prefer_requester=True)
+    assert not creator.session().auth.get_access(creator.session()).trust_id
+    tag = uuid.uuid4().hex[:6]
+    ids = [creator.heat().stacks.create(stack_name=f"conductor-lc-{tag}-{i}",
+                                        template=TEMPLATE)["stack"]["id"] for i in range(3)]
+    heat = Resources(None, cluster).heat()  # no requester context: the trust alone
+    try:
+        sync = StatusSync(Executor("lc:0:test"), "lc")
+        stats = SyncStats()
+        found = sync._list_stacks([cluster], ids[:2], stats)
+        assert set(found) == set(ids[:2])
+        assert stats.heat_requests == 1
+        assert all(s.status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")
+                   for s in found.values())
+        assert {s.id for s in heat.stacks.list(filters={"id": ids})} == set(ids)
+    finally:
+        for stack_id in ids:
+            heat.stacks.delete(stack_id)
