@@ -1,9 +1,10 @@
 """Fixtures for the tests of the local cloud itself (devstack/local).
 
-Every test here needs the real services: the session fixture ``localcloud`` runs
+Most tests here need the real services: the session fixture ``localcloud`` runs
 ``devstack/local/localcloud up`` when ``localcloud status`` says the cloud is not up (``up`` is
-idempotent and serialised by a lock, so parallel xdist workers are fine). All tests in this
-folder carry the ``localcloud`` marker; deselect them with ``-m "not localcloud"``.
+idempotent and serialised by a lock, so parallel xdist workers are fine). The tests that use
+it carry the ``localcloud`` marker; deselect them with ``-m "not localcloud"`` (the node
+simulator's logic tests then still run, on canned Heat answers).
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Mark the tests of this folder that need the running cloud (those using the
+    ``localcloud`` fixture, directly or through another fixture)."""
     here = Path(__file__).resolve().parent
     for item in items:
-        if here in Path(str(item.fspath)).resolve().parents:
+        if here in Path(str(item.fspath)).resolve().parents and \
+                "localcloud" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.localcloud)
 
 
