@@ -21,7 +21,7 @@ ENTRYPOINT = "magnum-bootstrap.sh"
 
 #: Placeholders every node's runtime environment carries, then the master-only ones.
 RUNTIME_KEYS = ("NODE_NAME", "NODE_IP", "NODE_PUBLIC_IP", "API_PRIVATE_ADDRESS", "KUBE_TAG",
-                "SLOT", "ETCD_VOLUME_ID", "DOCKER_VOLUME_ID", "WAIT_ENDPOINT", "WAIT_TOKEN")
+                "GENERATION", "ETCD_VOLUME_ID", "DOCKER_VOLUME_ID", "WAIT_ENDPOINT", "WAIT_TOKEN")
 MASTER_RUNTIME_KEYS = ("NODE_INDEX", "MASTER_IPS", "API_PUBLIC_ADDRESS", "KUBE_SA_KEY",
                        "KUBE_SA_PRIVATE_KEY")
 

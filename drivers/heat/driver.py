@@ -135,11 +135,11 @@ class KubernetesHeatDriver(Driver):
 
     @staticmethod
     def _replacement_parameters(params: dict[str, Any], current: dict[str, Any]) -> dict:
-        """New node settings with flipped slots; counts and removals stay as Heat has them."""
+        """New node settings, one generation on; counts and removals stay as Heat has them."""
         for key in ("number_of_masters", "number_of_minions", "minions_to_remove"):
             params.pop(key, None)
-        params["master_slot"] = upgrade.flip(current.get("master_slot"))
-        params["worker_slot"] = upgrade.flip(current.get("worker_slot"))
+        params["master_generation"] = upgrade.next_generation(current.get("master_generation"))
+        params["worker_generation"] = upgrade.next_generation(current.get("worker_generation"))
         return params
 
     def _nodegroup_replacement(self, res: ClusterResources, heat: Any, cluster: Any,
@@ -150,7 +150,7 @@ class KubernetesHeatDriver(Driver):
             stack_ops.live_outputs(heat, cluster.stack_id))
         for key in ("number_of_minions", "minions_to_remove"):
             params.pop(key, None)
-        params["slot"] = upgrade.flip(current.get("slot"))
+        params["generation"] = upgrade.next_generation(current.get("generation"))
         return params
 
     def delete_cluster(self, res: ClusterResources, cluster: Any,

@@ -415,8 +415,8 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "octavia_lb_algorithm": labels["octavia_lb_algorithm"],
         "octavia_lb_healthcheck": label_table.parse_bool(labels["octavia_lb_healthcheck"]),
         "pods_network_cidr": _pods_cidr(template, labels),
-        "master_slot": "a",
-        "worker_slot": "a",
+        "master_generation": 0,
+        "worker_generation": 0,
         "master_bootstrap_env": encode_env(
             node_env(res, profile, cluster, template, nodegroups, master, labels)),
         "worker_bootstrap_env": encode_env(
@@ -450,7 +450,7 @@ def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any
         "security_group": cluster_outputs.get("worker_security_group") or "",
         "api_private_address": cluster_outputs.get("api_private_address") or "",
         "pods_network_cidr": _pods_cidr(template, cluster_labels(cluster, template)),
-        "slot": "a",
+        "generation": 0,
         "bootstrap_env": encode_env(
             node_env(res, profile, cluster, template, nodegroups, nodegroup, labels)),
     })

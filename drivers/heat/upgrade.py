@@ -1,11 +1,11 @@
 """Rolling upgrades and node replacement: what changes, and what is refused.
 
 An upgrade replaces nodes batch by batch (``update_max_batch_size``), masters first: the
-new version and image reach each node through its user data, and flipping the node
-template's completion *slot* gives every replacement a fresh wait-condition handle, so a
-batch completes only when its new nodes have signalled. Ports, floating IPs and etcd
-volumes are separate resources and survive the replacement, so a master comes back with its
-address and its etcd data.
+new version and image reach each node through its user data, and raising the node
+*generation* makes every node's wait condition expect one more signal, which only the
+replacement server sends, so a batch completes only when its new nodes have signalled.
+Ports, floating IPs and etcd volumes are separate resources and survive the replacement, so a
+master comes back with its address and its etcd data.
 """
 
 from __future__ import annotations
@@ -65,6 +65,9 @@ def check_masters_replaceable(number_of_masters: int, etcd_volume_size: int) -> 
             "disk (set the label etcd_volume_size, or run 3 masters)")
 
 
-def flip(slot: str | None) -> str:
-    """The other completion slot."""
-    return "b" if slot == "a" else "a"
+def next_generation(current: str | int | None) -> int:
+    """The node generation after ``current`` (Heat returns parameters as strings)."""
+    try:
+        return int(current or 0) + 1
+    except (TypeError, ValueError):
+        return 1

@@ -25,18 +25,22 @@ while IFS= read -r line; do
 done < /etc/magnum/runtime.env
 set +a
 
+# signal <status> <reason>: one signal per generation this node stands for (ids g0..gN), so
+# the wait condition, which counts N+1 signals, completes for a node created at any
+# generation and, after a replacement, only once the new node has said gN.
 signal() {
-    local status=$1 reason=$2
-    local body
-    body=$(printf '{"status": "%s", "reason": "%s", "data": "%s", "id": "%s"}' \
-        "$status" "${reason//\"/\'}" "$status" "${NODE_NAME:-node}")
+    local status=$1 reason=$2 generation body
     if [[ -z "${WAIT_ENDPOINT:-}" ]]; then
         echo "no wait condition to signal ($status: $reason)"
         return 0
     fi
-    curl --silent --show-error --fail --retry 20 --retry-delay 5 --retry-all-errors \
-        -X POST -H "X-Auth-Token: ${WAIT_TOKEN}" -H "Content-Type: application/json" \
-        --data "$body" "$WAIT_ENDPOINT"
+    for ((generation = 0; generation <= ${GENERATION:-0}; generation++)); do
+        body=$(printf '{"status": "%s", "reason": "%s", "data": "%s", "id": "%s-g%s"}' \
+            "$status" "${reason//\"/\'}" "$status" "${NODE_NAME:-node}" "$generation")
+        curl --silent --show-error --fail --retry 20 --retry-delay 5 --retry-all-errors \
+            -X POST -H "X-Auth-Token: ${WAIT_TOKEN}" -H "Content-Type: application/json" \
+            --data "$body" "$WAIT_ENDPOINT" || return 1
+    done
 }
 
 for fragment in "$FRAGMENTS"/*.sh; do

@@ -90,7 +90,7 @@ def test_upgrade_rules():
         upgrade.check_masters_replaceable(1, 0)
     upgrade.check_masters_replaceable(1, 5)
     upgrade.check_masters_replaceable(3, 0)
-    assert (upgrade.flip("a"), upgrade.flip("b"), upgrade.flip(None)) == ("b", "a", "a")
+    assert (upgrade.next_generation("2"), upgrade.next_generation(None)) == (3, 1)
 
 
 def test_upgraded_labels_take_versions_from_the_new_template():

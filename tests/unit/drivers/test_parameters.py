@@ -35,7 +35,7 @@ def test_cluster_parameters_map_rows_and_resources():
     assert p["fixed_network_name"] == cl.name and p["fixed_network"] == ""
     assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (6443, "TCP")
     assert p["pods_network_cidr"] == "10.100.0.0/16"
-    assert p["master_slot"] == p["worker_slot"] == "a"
+    assert p["master_generation"] == p["worker_generation"] == 0
     assert p["kube_service_account_key"] == keys.public
     assert base64.b64decode(keys.private).startswith(b"-----BEGIN RSA PRIVATE KEY")
     assert p["etcd_volume_type"] == "" and p["docker_volume_type"] == ""

@@ -72,8 +72,10 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
     assert group["properties"]["removal_policies"] == [
         {"resource_list": {"get_param": "minions_to_remove"}}]
     for node in (master, worker):
-        assert node["wait_condition_a"]["type"] == "OS::Heat::WaitCondition"
-        assert node["wait_handle_a"]["type"] == "OS::Heat::WaitConditionHandle"
+        assert node["wait_condition"]["type"] == "OS::Heat::WaitCondition"
+        assert node["wait_handle"]["type"] == "OS::Heat::WaitConditionHandle"
+        assert node["wait_condition"]["properties"]["handle"] == {"get_resource": "wait_handle"}
+        assert node["wait_condition"]["depends_on"] == "server"
         assert node["server"]["properties"]["user_data_format"] == "RAW"
         assert ("floating_ip" in node) is fip
         assert ("docker_volume" in node) is bool(volume_driver)
