@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pecan
 from oslo_config import cfg
@@ -26,8 +27,12 @@ auth_opts = [
 CONF.register_opts(app_opts, group="api")
 CONF.register_opts(auth_opts)
 
-_SOURCE_PASTE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                             "etc", "api-paste.ini")
+# Where the shipped paste file lives: the source tree, or <prefix>/etc/magnum when installed.
+_SHIPPED_PASTE = (
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                 "etc", "api-paste.ini"),
+    os.path.join(sys.prefix, "etc", "magnum", "api-paste.ini"),
+)
 
 
 def setup_app() -> ParsableErrorMiddleware:
@@ -71,8 +76,9 @@ def paste_config_path() -> str:
         return os.path.abspath(found)
     if os.path.isabs(CONF.api.api_paste_config) and os.path.exists(CONF.api.api_paste_config):
         return CONF.api.api_paste_config
-    if os.path.exists(_SOURCE_PASTE):
-        return _SOURCE_PASTE
+    for path in _SHIPPED_PASTE:
+        if os.path.exists(path):
+            return path
     raise cfg.ConfigFilesNotFoundError([CONF.api.api_paste_config])
 
 
