@@ -182,3 +182,15 @@ def test_filled_user_data_fits_novas_64k_limit(driver_name, sa_keys):
     for key in bootstrap.RUNTIME_KEYS + bootstrap.MASTER_RUNTIME_KEYS + ("BOOTSTRAP_ENV",):
         text = text.replace(f"@@{key}@@", values.get(key, "x" * 64))
     assert len(__import__("base64").b64encode(text.encode())) <= 65535
+
+
+def test_security_groups_stay_within_a_small_rule_budget():
+    """Neutron's default quota is 100 rules per project; one cluster uses few of them."""
+    res = _yaml(renderer.render_cluster("k8s_ubuntu_v1", Features()).template)["resources"]
+    inline = sum(len(r["properties"]["rules"]) for r in res.values()
+                 if r["type"] == "OS::Neutron::SecurityGroup")
+    separate = [r for r in res.values() if r["type"] == "OS::Neutron::SecurityGroupRule"]
+    assert inline + len(separate) <= 20
+    pairs = {(r["properties"]["security_group"]["get_resource"],
+              r["properties"].get("remote_group", {}).get("get_resource")) for r in separate}
+    assert ("secgroup_kube_minion", "secgroup_kube_minion") in pairs  # worker <-> worker VXLAN
