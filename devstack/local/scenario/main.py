@@ -41,6 +41,11 @@ def run_steps(n: Narrator, steps, on_failure=None) -> bool:
         try:
             with n.step(title):
                 step()
+        except KeyboardInterrupt:
+            if on_failure is not None:
+                n.say("   interrupted: cleaning up what this flow created ...")
+                on_failure()
+            raise
         except Exception as exc:  # any failure of a step is reported, never fatal to the job
             if on_failure is not None:
                 n.say("   cleaning up what this flow created ...")
