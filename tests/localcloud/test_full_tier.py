@@ -59,3 +59,24 @@ def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, sta
     lc.wait_deleted(heat_demo, sid)
     remaining = {s.id for s in nova.servers.list()}
     assert not {s.id for s in servers.values()} & remaining
+
+
+def test_heat_builds_octavia_load_balancers(heat_demo, demo_session, stacks, stack_name, lc):
+    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("lb_full.yaml"))
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, _ = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    out = lc.outputs(stack)
+    url = demo_session.get_endpoint(service_type="load-balancer", interface="public",
+                                    region_name="RegionOne")
+    lb = demo_session.get(url + "/v2/lbaas/loadbalancers/" + out["lb_id"]).json()
+    lb = lb["loadbalancer"]
+    assert lb["provisioning_status"] == "ACTIVE"
+    assert lb["vip_address"] == out["vip_address"]
+    assert len(lb["listeners"]) == 1 and len(lb["pools"]) == 1
+    heat_demo.stacks.delete(sid)
+    lc.wait_deleted(heat_demo, sid)
+    gone = demo_session.get(url + "/v2/lbaas/loadbalancers/" + out["lb_id"], raise_exc=False)
+    assert gone.status_code == 404 or gone.json()["loadbalancer"]["provisioning_status"] in (
+        "DELETED", "PENDING_DELETE")

@@ -6,8 +6,8 @@ real type's attributes, `show` included):
 
     python gen_facades.py <environment_dir> <facade_dir> [<service>,...]
 
-The optional third argument limits the stubs to those services (e.g. ``cinder,octavia`` for
-the full tier, where Nova and Neutron are real).
+The optional third argument limits the stubs to those services or types (e.g.
+``cinder,OS::Octavia::PoolMember`` for the full tier, where Nova, Neutron and Octavia are real).
 
 Leaf types whose attributes matter get a facade backed by LocalCloud::Fake::Resource (see
 plugins/localcloud_heat_plugin.py); the others map to OS::Heat::None.
@@ -122,7 +122,7 @@ def main(env_dir, facade_dir, only=None):
     os.makedirs(facade_dir, exist_ok=True)
     registry = {}
     for type_name, kind in FACADES.items():
-        if only and _service(type_name) not in only:
+        if only and _service(type_name) not in only and type_name not in only:
             continue
         cls = env.get_class(type_name)
         path = os.path.join(facade_dir, type_name.replace("::", "_").lower() + ".yaml")
@@ -130,7 +130,7 @@ def main(env_dir, facade_dir, only=None):
             yaml.safe_dump(facade_template(type_name, kind, cls), f, sort_keys=False, width=100)
         registry[type_name] = "file://" + path
     for type_name in NONE:
-        if only and _service(type_name) not in only:
+        if only and _service(type_name) not in only and type_name not in only:
             continue
         env.get_class(type_name)  # fail loudly if Heat renamed a type
         registry[type_name] = "OS::Heat::None"

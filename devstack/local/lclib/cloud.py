@@ -28,7 +28,7 @@ HEAT_PLUGIN_DIR = os.path.join(HERE, "heat", "plugins")
 HELPERS = os.path.join(HERE, "helpers")
 
 STALE_VHOSTS = ("localcloud_heat", "localcloud_heatfull", "localcloud_nova",
-                "localcloud_neutron")
+                "localcloud_neutron", "localcloud_octavia")
 
 DEMO_ROLES = ["member", "reader", "heat_stack_owner", "creator", "load-balancer_member"]
 
@@ -208,7 +208,7 @@ class Cloud:
     def service_users(self):
         users = ["heat", "barbican", "glance", "magnum"]
         if self.tier == "full":
-            users += ["placement", "nova", "neutron"]
+            users += ["placement", "nova", "neutron", "octavia"]
         return users
 
     def catalog(self):
@@ -223,6 +223,7 @@ class Cloud:
                 ("placement", "placement", url("placement")),
                 ("compute", "nova", url("nova-api", "/v2.1")),
                 ("network", "neutron", url("neutron")),
+                ("load-balancer", "octavia", url("octavia-api")),
             ]
         return entries
 
@@ -279,7 +280,7 @@ class Cloud:
         pool.shutdown()
         if self.tier != "full":
             for stype, name in [("placement", "placement"), ("compute", "nova"),
-                                ("network", "neutron")]:
+                                ("network", "neutron"), ("load-balancer", "octavia")]:
                 ks.remove_service(stype, name)
         with open(marker, "w") as f:
             f.write(digest + "\n")
@@ -300,8 +301,9 @@ class Cloud:
     def heat_names(self):
         """(database/config key, RabbitMQ vhost, services whose types are stubbed)."""
         if self.tier == "full":
-            # Nova and Neutron are real; Cinder and Octavia do not run in the full tier either
-            return "heatfull", "localcloud_heatfull", "cinder,octavia"
+            # Nova, Neutron and Octavia are real; Cinder does not run in the full tier either,
+            # and Octavia's noop network driver fails every pool member delete (ERROR)
+            return "heatfull", "localcloud_heatfull", "cinder,OS::Octavia::PoolMember"
         return "heat", "localcloud_heat", "nova,neutron,cinder,octavia"
 
     def heat_conf(self):

@@ -1,5 +1,6 @@
-"""The full tier: lite + Placement, Nova (fake driver), Neutron (no agents) and a Heat whose
-Nova/Neutron types are real (only Cinder and Octavia, which do not run, stay stubbed)."""
+"""The full tier: lite + Placement, Nova (fake driver), Neutron (no agents), Octavia (noop
+drivers) and a Heat whose Nova/Neutron/Octavia types are real (Cinder, which does not run, and
+Octavia's PoolMember stay stubbed)."""
 
 import os
 import shutil
@@ -10,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from . import infra, procs, rest
 from .cloud import Cloud, gunicorn, lite_services, url
 from .config import auth_url, authtoken_section, write_ini
-from .layout import DB_PREFIX, HOST, PORTS, REGION
+from .layout import DB_PREFIX, HERE, HOST, PORTS, REGION
 from .procs import StartError, log
 
 NOVA_DBS = ("nova_api", "nova", "nova_cell0")
@@ -30,6 +31,8 @@ def full_services():
         ("nova-conductor", None),
         ("nova-scheduler", None),
         ("nova-compute", None),
+        ("octavia-api", url("octavia-api", "/")),
+        ("octavia-worker", None),
     ]
     # keep Heat, the helpers last
     head = [s for s in lite if s[0] in ("keystone", "barbican", "glance")]
@@ -43,7 +46,8 @@ class FullCloud(Cloud):
 
     def ports(self):
         ports = super().ports()
-        ports.update({name: PORTS[name] for name in ("placement", "nova-api", "neutron")})
+        ports.update({name: PORTS[name] for name in ("placement", "nova-api", "neutron",
+                                                     "octavia-api")})
         return ports
 
     def service_auth(self, user):
@@ -185,13 +189,67 @@ class FullCloud(Cloud):
             self.synced("nova")
             self.synced("nova_api")
 
+    # ------------------------------------------------------------------ octavia
+    def octavia_conf(self):
+        """Octavia with the amphora provider and the noop compute/network/amphora/volume/image
+        drivers: load balancers, listeners, pools and monitors go ACTIVE, nothing is built."""
+        d = self.layout.etc_dir("octavia")
+        certs = os.path.join(d, "certs")
+        procs.run([self.layout.python, os.path.join(HERE, "helpers", "octavia_ca.py"), certs,
+                   self.sec["octavia_ca_pass"]], logpath=self.layout.log("octavia-manage"))
+        ca = os.path.join(certs, "ca_01.pem")
+        write_ini(os.path.join(d, "octavia.conf"), {
+            "DEFAULT": {"debug": False, "use_stderr": True,
+                        "transport_url": infra.rabbit_url("localcloud_octavia")},
+            "api_settings": {"auth_strategy": "keystone", "default_provider_driver": "amphora",
+                             "enabled_provider_drivers": "amphora:The Octavia Amphora driver."},
+            "database": {"connection": self.ensure_db("octavia")},
+            "keystone_authtoken": authtoken_section("octavia", self.sec["octavia"]),
+            "service_auth": dict(self.service_auth("octavia")),
+            "health_manager": {"heartbeat_key": self.sec["octavia_heartbeat"]},
+            "certificates": {
+                "cert_generator": "local_cert_generator", "ca_certificate": ca,
+                "ca_private_key": os.path.join(certs, "cakey.pem"),
+                "ca_private_key_passphrase": self.sec["octavia_ca_pass"],
+                "server_certs_key_passphrase": self.sec["octavia_amp_pass"],
+            },
+            "controller_worker": {
+                "client_ca": ca, "amp_image_tag": "amphora", "amp_flavor_id": "amphora",
+                "amp_boot_network_list": "00000000-0000-0000-0000-000000000000",
+                "loadbalancer_topology": "SINGLE",
+                "network_driver": "network_noop_driver", "compute_driver": "compute_noop_driver",
+                "amphora_driver": "amphora_noop_driver", "volume_driver": "volume_noop_driver",
+                "image_driver": "image_noop_driver",
+            },
+            "task_flow": {"jobboard_enabled": False},
+            "oslo_messaging": {"topic": "octavia_prov"},
+            "oslo_messaging_notifications": {"driver": "noop"},
+        })
+        return d
+
+    def sync_octavia(self):
+        d = self.octavia_conf()
+        if self.need_sync("octavia"):
+            procs.run([self.layout.bin("octavia-db-manage"), "--config-file",
+                       os.path.join(d, "octavia.conf"), "upgrade", "head"],
+                      logpath=self.layout.log("octavia-manage"))
+            self.synced("octavia")
+
+    def start_octavia(self):
+        d = self.layout.etc_dir("octavia")
+        conf = os.path.join(d, "octavia.conf")
+        gunicorn(self.layout, "octavia-api", "localcloud_octavia_wsgi", PORTS["octavia-api"],
+                 workers=1, threads=4, env={"LOCALCLOUD_OCTAVIA_CONF": conf}, watch=[d])
+        procs.start(self.layout, "octavia-worker",
+                    [self.layout.bin("octavia-worker"), "--config-file", conf], watch=[d])
+
     # ------------------------------------------------------------------ up
     def up(self):
         t_start = time.time()
         infra.ensure_mariadb()
         infra.ensure_rabbitmq()
         self.prepare()
-        for vhost in ("localcloud_nova", "localcloud_neutron"):
+        for vhost in ("localcloud_nova", "localcloud_neutron", "localcloud_octavia"):
             infra.ensure_vhost(vhost)
         self.timer.step("MariaDB and RabbitMQ")
         self.ensure_venv()
@@ -202,12 +260,12 @@ class FullCloud(Cloud):
         self.start_barbican()
         self.start_glance()
         # schemas of the fake-virt services, concurrently (mostly waiting on MariaDB)
-        with ThreadPoolExecutor(max_workers=3) as pool:
+        with ThreadPoolExecutor(max_workers=4) as pool:
             jobs = [pool.submit(f) for f in (self.sync_placement, self.sync_neutron,
-                                             self.sync_nova)]
+                                             self.sync_nova, self.sync_octavia)]
             for j in jobs:
                 j.result()
-        self.timer.step("placement, neutron and nova schemas")
+        self.timer.step("placement, neutron, nova and octavia schemas")
         self.wait_keystone()
         self.identities()
         pdir = self.layout.etc_dir("placement")
@@ -228,10 +286,12 @@ class FullCloud(Cloud):
         # come back (see reset_nova_if_compute_restarts); `down` + `up --tier full` resets it
         procs.start(self.layout, "nova-compute",
                     [self.layout.bin("nova-compute"), "--config-file", nconf])
+        self.start_octavia()
         self.start_heat()
         for name, probe, timeout in [
             ("placement", url("placement", "/"), 90), ("neutron", url("neutron", "/"), 120),
             ("nova-api", url("nova-api", "/"), 120),
+            ("octavia-api", url("octavia-api", "/"), 120),
         ]:
             procs.wait_until(self.layout, name, lambda p=probe: procs.http_ok(p), timeout,
                              "GET " + probe)
@@ -240,7 +300,7 @@ class FullCloud(Cloud):
         self.wait_heat()
         self.warm_up(self.warm_up_urls() + [
             url("placement", "/resource_providers"), url("neutron", "/v2.0/networks"),
-            url("nova-api", "/v2.1/flavors")])
+            url("nova-api", "/v2.1/flavors"), url("octavia-api", "/v2/lbaas/loadbalancers")])
         self.timer.step("all APIs answering")
         self.discover_compute()
         self.seed_images()

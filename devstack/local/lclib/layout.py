@@ -140,6 +140,10 @@ def load_secrets(layout):
         if name not in data:
             data[name] = "lc-" + secrets.token_hex(12)
             changed = True
+    for name in ("octavia_ca_pass", "octavia_amp_pass", "octavia_heartbeat"):
+        if name not in data:
+            data[name] = secrets.token_hex(16)  # 32 characters, as Octavia requires
+            changed = True
     if "state_id" not in data:
         data["state_id"] = secrets.token_hex(8)
         changed = True
