@@ -22,14 +22,17 @@ def nodesim():
 class FakeSim:
     """A Simulator whose Heat is a dict of canned answers; records what it signals."""
 
-    def __new__(cls, nodesim, templates, resources_by_path, attrs):
+    def __new__(cls, nodesim, templates, resources_by_path, attrs, held=None):
         sim = nodesim.Simulator("http://keystone", "admin", "pw", "admin", 3.0, None)
         sim.sent = []
+        sim.held = held if held is not None else {}
 
         def heat_call(method, path, body=None):
             if method == "POST":
                 sim.sent.append(("heat", path, body))
                 return {}
+            if path.endswith("/metadata"):
+                return {"metadata": sim.held}
             if path.endswith("/template"):
                 return templates[path[: -len("/template")]]
             if path.endswith("/resources"):
@@ -96,7 +99,29 @@ def test_count_sends_distinct_ids(nodesim):
     res = _resources("CREATE_COMPLETE")
     sim = FakeSim(nodesim, {"/stacks/n0/s1": tmpl}, {"/stacks/n0/s1": res}, ATTRS)
     sim.handle_stack(STACK, "/stacks/n0/s1", res)
-    assert [s[3]["id"] for s in sim.sent] == ["node-0-1", "node-0-2", "node-0-3"]
+    assert [s[3]["id"] for s in sim.sent] == ["node-0", "node-0-2", "node-0-3"]
+
+
+def test_lost_signal_is_resent_with_the_same_id(nodesim):
+    res = _resources("CREATE_COMPLETE")
+    sim = FakeSim(nodesim, {"/stacks/n0/s1": NODE_TEMPLATE}, {"/stacks/n0/s1": res}, ATTRS)
+    sim.handle_stack(STACK, "/stacks/n0/s1", res)
+    sim.signalled[("s1", "wait")] = time.time() - nodesim.RESIGNAL_AFTER - 1
+    sim.handle_stack(STACK, "/stacks/n0/s1", res)  # the handle still holds nothing
+    assert [s[3]["id"] for s in sim.sent] == ["node-0", "node-0"]
+
+
+def test_count_given_by_an_expression_gets_one_more_id_per_round(nodesim):
+    # e.g. count: {yaql: {expression: int($.data.generation) + 1, ...}} after an update
+    tmpl = {"resources": dict(NODE_TEMPLATE["resources"], wait={
+        "type": "OS::Heat::WaitCondition", "properties": {
+            "handle": {"get_resource": "handle"},
+            "count": {"yaql": {"expression": "int($.data.generation) + 1"}}}})}
+    res = _resources("CREATE_COMPLETE", wait_status="UPDATE_IN_PROGRESS")
+    held = {"node-0": {"status": "SUCCESS"}}  # signalled at create, generation 0
+    sim = FakeSim(nodesim, {"/stacks/n0/s1": tmpl}, {"/stacks/n0/s1": res}, ATTRS, held)
+    sim.handle_stack(STACK, "/stacks/n0/s1", res)
+    assert [s[3]["id"] for s in sim.sent] == ["node-0-2"]
 
 
 def test_deployment_waits_for_its_deployment_id(nodesim):

@@ -9,7 +9,9 @@ and, for each stack that is CREATE/UPDATE_IN_PROGRESS:
   ``OS::Heat::WaitConditionHandle`` it depends on), reads the handle's ``endpoint`` and
   ``token`` attributes and POSTs, as the booted node would with curl,
   ``{"status": "SUCCESS", "reason": "bootstrap complete (simulated)", "data": "ok",
-  "id": "<server name>"}`` (``count`` > 1 sends that many distinct ids);
+  "id": "<server name>"}``; ids already held by the handle are not reused, so a ``count``
+  above 1 (a number, or an expression such as ``generation + 1``) is met by further ids
+  ``<server name>-2``, ``-3``...;
 * every ``OS::Heat::SoftwareDeployment`` / ``StructuredDeployment`` that is IN_PROGRESS: signals
   it through the Heat API (``resources.signal``) with ``deploy_status_code`` 0.
 
@@ -235,16 +237,28 @@ class Simulator:
             endpoint, token = parse_curl_cli(attrs.get("curl_cli") or "")
         if not (endpoint and token):
             raise ValueError("handle %s has no endpoint/token yet" % handle)
+        # Signals the handle already holds, by id: a lost signal is sent again with the same
+        # id; a condition still waiting although it holds ours needs more (count > 1, e.g. a
+        # count that grows with each update), so it gets a new id.
+        try:
+            have = self.heat_call("GET", "%s/resources/%s/metadata" % (
+                path, urllib.parse.quote(handle))).get("metadata") or {}
+        except HTTPError:
+            have = {}
+        have = set(have) if isinstance(have, dict) else set()
         count = self.resource_props(path, sid, wait["resource_name"]).get("count", 1)
-        count = count if isinstance(count, int) and count > 0 else 1
+        known = isinstance(count, int) and not isinstance(count, bool) and count > 0
+        missing = max((count if known else len(have) + 1) - len(have), 1)
         base_id = node_name or wait["resource_name"]
-        for i in range(count):
-            ident = base_id if count == 1 else "%s-%d" % (base_id, i + 1)
+        candidates = [base_id] + ["%s-%d" % (base_id, i) for i in range(2, len(have) + 100)]
+        sent = [i for i in candidates if i not in have][:missing]
+        for ident in sent:
             call("POST", endpoint, token, {
                 "status": "SUCCESS", "reason": "bootstrap complete (simulated)",
                 "data": "ok", "id": ident})
-        log("signalled WaitCondition %s/%s via handle %s (id %s, count %d)"
-            % (stack["stack_name"], wait["resource_name"], handle, base_id, count))
+        log("signalled WaitCondition %s/%s via handle %s (ids %s; count %s, %d held before)"
+            % (stack["stack_name"], wait["resource_name"], handle, ",".join(sent),
+               count if known else "?", len(have)))
 
     def signal_deployment(self, stack, path, dep):
         self.heat_call("POST", "%s/resources/%s/signal" % (
