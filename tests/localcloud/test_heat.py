@@ -194,3 +194,19 @@ def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc
     assert ipaddress.ip_address(out["floating_ip"]) in FLOATING
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
+
+
+def test_wait_condition_count_growing_with_updates(heat_demo, stacks, stack_name, lc):
+    body = heat_demo.stacks.create(stack_name=stack_name,
+                                   template=lc.template("growing_count.yaml"))
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, _ = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    assert lc.outputs(stack)["data"] == '{"gen-node": "ok"}'
+    heat_demo.stacks.update(sid, existing=True, parameters={"generation": 1})
+    stack, took = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert took < 120, took  # not the condition's 300 s timeout
+    heat_demo.stacks.delete(sid)
+    lc.wait_deleted(heat_demo, sid)
