@@ -557,11 +557,6 @@ class Cloud:
         return [url("heat-api", "/v1/%s/stacks" % project), url("barbican", "/v1/secrets"),
                 url("glance", "/v2/images")]
 
-    def check_heat_engine(self):
-        if not procs.running_pid(self.layout, "heat-engine"):
-            raise StartError("heat-engine is not running; see %s"
-                             % self.layout.log("heat-engine"))
-
 
 def lite_services():
     """(name, probe url or None) in start order."""
