@@ -9,15 +9,12 @@ simulator's logic tests then still run, on canned Heat answers).
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import time
 import uuid
 from pathlib import Path
 
 import pytest
-import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 LOCALCLOUD = REPO / "devstack" / "local" / "localcloud"
@@ -38,34 +35,6 @@ def pytest_collection_modifyitems(config, items):
         if here in Path(str(item.fspath)).resolve().parents and \
                 "localcloud" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.localcloud)
-
-
-def _status() -> dict:
-    res = subprocess.run([str(LOCALCLOUD), "status", "--json"], capture_output=True, text=True,
-                         timeout=120)
-    try:
-        return json.loads(res.stdout)
-    except ValueError:
-        return {"up": False, "raw": res.stdout + res.stderr}
-
-
-@pytest.fixture(scope="session")
-def localcloud() -> dict:
-    """The running local cloud: {'state_dir', 'clouds', 'status'}; started if needed."""
-    status = _status()
-    if not status.get("up"):
-        res = subprocess.run([str(LOCALCLOUD), "up"], capture_output=True, text=True,
-                             timeout=UP_TIMEOUT)
-        if res.returncode != 0:
-            pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
-                        pytrace=False)
-        status = _status()
-        if not status.get("up"):
-            pytest.fail("localcloud is not up after `localcloud up`:\n%s"
-                        % json.dumps(status, indent=1), pytrace=False)
-    state = Path(status["state_dir"])
-    clouds = yaml.safe_load((state / "clouds.yaml").read_text())["clouds"]
-    return {"state_dir": state, "clouds": clouds, "status": status}
 
 
 def _session(cloud: dict):

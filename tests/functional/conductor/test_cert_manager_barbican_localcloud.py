@@ -1,14 +1,12 @@
 """The Barbican certificate backend and the cluster facade against the local cloud's Barbican.
 
-Needs ``devstack/local/localcloud`` up (skipped with the reason when its status says it is
-down); the service credentials come from the cloud's ``magnum-localcloud.conf`` fragment.
+Needs ``devstack/local/localcloud`` (the shared ``localcloud`` fixture starts it); the
+service credentials come from the cloud's ``magnum-localcloud.conf`` fragment.
 """
 
 from __future__ import annotations
 
 import configparser
-import json
-import subprocess
 import types
 import uuid
 from pathlib import Path
@@ -34,17 +32,8 @@ CTX = make_admin_context()
 
 
 @pytest.fixture(scope="module")
-def state_dir() -> Path:
-    res = subprocess.run([str(REPO / "devstack/local/localcloud"), "status", "--json"],
-                         capture_output=True, text=True, timeout=120)
-    try:
-        status = json.loads(res.stdout)
-    except ValueError:
-        status = {"up": False}
-    if not status.get("up"):
-        pytest.skip("the local cloud is down (`devstack/local/localcloud status`); "
-                    "start it with `devstack/local/localcloud up`")
-    return Path(status["state_dir"])
+def state_dir(localcloud) -> Path:
+    return localcloud["state_dir"]
 
 
 @pytest.fixture

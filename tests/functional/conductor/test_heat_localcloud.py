@@ -5,14 +5,12 @@ goes out with the requester's token even once the trust exists (Heat makes its o
 from it), the trust-scoped client sees and deletes the owner's stacks without any user
 token, and one ``stacks.list(filters={'id': [...]})`` returns exactly the stacks asked for
 (the batching that replaces one GET per cluster).
-Skipped with the reason only when ``devstack/local/localcloud status`` says it is down.
+The shared ``localcloud`` fixture starts the cloud when it is down.
 """
 
 from __future__ import annotations
 
 import configparser
-import json
-import subprocess
 import types
 import uuid
 from pathlib import Path
@@ -38,16 +36,8 @@ TEMPLATE = {"heat_template_version": "queens",
 
 
 @pytest.fixture(scope="module")
-def state_dir() -> Path:
-    res = subprocess.run([str(REPO / "devstack/local/localcloud"), "status", "--json"],
-                         capture_output=True, text=True, timeout=120)
-    try:
-        status = json.loads(res.stdout)
-    except ValueError:
-        status = {"up": False}
-    if not status.get("up"):
-        pytest.skip("the local cloud is down (`devstack/local/localcloud status`)")
-    return Path(status["state_dir"])
+def state_dir(localcloud) -> Path:
+    return localcloud["state_dir"]
 
 
 @pytest.fixture

@@ -1,15 +1,13 @@
 """Keystone sessions, trustees and trusts against the real Keystone of the local cloud.
 
-Needs ``devstack/local/localcloud`` up (skipped with the reason when its status says it is
-down). The conductor's options come from the cloud's ``magnum-localcloud.conf`` fragment,
-applied as overrides so other tests in the worker keep their configuration.
+Needs ``devstack/local/localcloud`` (the shared ``localcloud`` fixture starts it). The
+conductor's options come from the cloud's ``magnum-localcloud.conf`` fragment, applied as
+overrides so other tests in the worker keep their configuration.
 """
 
 from __future__ import annotations
 
 import configparser
-import json
-import subprocess
 import types
 import uuid
 from pathlib import Path
@@ -31,17 +29,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def state_dir() -> Path:
-    res = subprocess.run([str(REPO / "devstack/local/localcloud"), "status", "--json"],
-                         capture_output=True, text=True, timeout=120)
-    try:
-        status = json.loads(res.stdout)
-    except ValueError:
-        status = {"up": False}
-    if not status.get("up"):
-        pytest.skip("the local cloud is down (`devstack/local/localcloud status`); "
-                    "start it with `devstack/local/localcloud up`")
-    return Path(status["state_dir"])
+def state_dir(localcloud) -> Path:
+    return localcloud["state_dir"]
 
 
 @pytest.fixture
