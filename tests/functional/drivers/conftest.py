@@ -1,25 +1,20 @@
 """Fixtures of the driver tests against real Heat on the local cloud (devstack/local).
 
-The tests skip, saying why, only when ``localcloud status`` reports the cloud down; CI
-brings it up first. The ClusterResources here is the process boundary: a keystoneauth
-session of the cloud's ``demo`` user and the python-heatclient built on it.
+The shared ``localcloud`` fixture starts the cloud when it is down, as for every suite
+that needs it. The ClusterResources here is the process boundary: a keystoneauth session
+of the cloud's ``demo`` user and the python-heatclient built on it.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import time
 import types
 from pathlib import Path
 
 import pytest
-import yaml
 
 from drivers.base import TrusteeCredentials
 
-REPO = Path(__file__).resolve().parents[3]
-LOCALCLOUD = REPO / "devstack" / "local" / "localcloud"
 STACK_TIMEOUT = 600
 
 
@@ -31,20 +26,10 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def cloud() -> dict:
-    """The local cloud's clouds.yaml entries; skips when the cloud is not up."""
-    try:
-        res = subprocess.run([str(LOCALCLOUD), "status", "--json"], capture_output=True,
-                             text=True, timeout=120)
-        status = json.loads(res.stdout)
-    except (OSError, ValueError, subprocess.SubprocessError) as e:
-        pytest.skip(f"local cloud status unavailable ({e}); start it with "
-                    "devstack/local/localcloud up")
-    if not status.get("up"):
-        pytest.skip("the local cloud is not up (devstack/local/localcloud status); "
-                    "start it with devstack/local/localcloud up")
-    clouds = yaml.safe_load((Path(status["state_dir"]) / "clouds.yaml").read_text())
-    return clouds["clouds"]["localcloud-demo"]
+def cloud(localcloud) -> dict:
+    """The demo user's clouds.yaml entry of the local cloud (started by the shared
+    ``localcloud`` fixture of tests/conftest.py when it is not up)."""
+    return localcloud["clouds"]["localcloud-demo"]
 
 
 class LocalResources:
