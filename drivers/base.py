@@ -119,6 +119,13 @@ class Driver(abc.ABC):
                         max_batch_size: int) -> None:
         """Roll ``nodegroup`` (masters first for default groups) to ``new_template``."""
 
+    def upgraded_labels(self, row: Any, new_template: Any) -> dict[str, str]:
+        """The labels a cluster or rolled node group carries after ``upgrade_cluster``.
+
+        The conductor stores them, so later updates build stacks at the new versions.
+        """
+        return {**(row.labels or {}), **(new_template.labels or {})}
+
     @abc.abstractmethod
     def delete_cluster(self, res: ClusterResources, cluster: Any,
                        nodegroups: list[Any]) -> None:

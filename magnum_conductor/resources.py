@@ -166,6 +166,14 @@ class Resources:
 
         return cluster_certs.ca_private_key(self.context, self.cluster)
 
+    def client_certificates(self) -> tuple[str, str, str] | None:
+        """The admin client bundle for the health monitor; None before certificates exist."""
+        if not (self.cluster.ca_cert_ref and self.cluster.magnum_cert_ref):
+            return None
+        from magnum_conductor import cluster_certs
+
+        return cluster_certs.client_credentials(self.context, self.cluster)
+
     def keypair_public_key(self, name: str | None) -> str | None:
         if not name or self.url_for("compute", interface(CONF.nova_client.endpoint_type)) is None:
             return None

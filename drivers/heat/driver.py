@@ -98,6 +98,9 @@ class KubernetesHeatDriver(Driver):
         stack = heat.stacks.get(stack_id)
         return dict(getattr(stack, "parameters", None) or {})
 
+    def upgraded_labels(self, row: Any, new_template: Any) -> dict[str, str]:
+        return upgrade.upgraded_labels(row, new_template)
+
     def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
                         new_template: Any, nodegroups: list[Any], nodegroup: Any,
                         max_batch_size: int) -> None:

@@ -172,11 +172,17 @@ def run_upgrade(job: Job) -> None:
     except Exception as exc:
         if not _sent_already(job, exc):
             raise
-    job.save_nodegroup(ng.uuid, status=states.UPDATE_IN_PROGRESS,
-                       status_reason=f"Upgrading to cluster template {new_template.name}.")
+    # Later updates build stacks from the rows: record the versions the nodes now run.
+    rolled = [g for g in job.nodegroups() if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
+    for group in rolled:
+        job.save_nodegroup(group.uuid, labels=job.driver.upgraded_labels(group, new_template),
+                           **({"status": states.UPDATE_IN_PROGRESS, "status_reason":
+                               f"Upgrading to cluster template {new_template.name}."}
+                              if group.uuid == ng.uuid else {}))
     values: dict[str, Any] = {}
     if ng.is_default:
         values["cluster_template_id"] = new_template.uuid
+        values["labels"] = job.driver.upgraded_labels(job.cluster, new_template)
     job.finish(status_reason=f"Upgrading node group {ng.name} to cluster template "
                f"{new_template.name}.", **values)
 

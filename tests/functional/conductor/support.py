@@ -137,11 +137,11 @@ def requester(project: str = "demo-project", user: str = "demo-user") -> Request
                           auth_url=CONF.keystone_auth.auth_url)
 
 
-def make_template(project: str = "demo-project") -> Any:
+def make_template(project: str = "demo-project", labels: dict | None = None) -> Any:
     return cluster_templates.create(None, {
         "name": f"tpl-{uuid.uuid4().hex[:6]}", "project_id": project, "coe": "kubernetes",
         "server_type": "vm", "cluster_distro": "standin-os", "image_id": "img",
-        "flavor_id": "m1.small", "master_flavor_id": "m1.small", "labels": {},
+        "flavor_id": "m1.small", "master_flavor_id": "m1.small", "labels": labels or {},
         "external_network_id": "public", "network_driver": "flannel"})
 
 

@@ -124,11 +124,16 @@ def test_upgrade_and_ca_rotation_calls(conductor, standin):
     assert clusters.get_by_uuid(None, cluster.uuid).ca_cert_ref != row.ca_cert_ref
     assert api.get_ca_certificate(ctx, cluster.uuid) != ca_before
 
-    new_template = support.make_template()
+    new_template = support.make_template(labels={"kube_tag": "v1.32.1"})
     master = nodegroups.get_in_cluster(None, cluster.uuid, "default-master")
     api.cluster_upgrade(ctx, cluster.uuid, new_template.uuid, 2, master.uuid)
     row = _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
     assert row.cluster_template_id == new_template.uuid
+    # The rows carry the new versions, so later updates don't roll the nodes back.
+    assert row.labels["kube_tag"] == "v1.32.1"
+    assert {g.name: g.labels.get("kube_tag") for g in nodegroups.list(
+        None, {"cluster_id": cluster.uuid})} == {"default-master": "v1.32.1",
+                                                 "default-worker": "v1.32.1"}
 
     with pytest.raises(exception.NotSupported):
         api.credential_rotate(ctx, cluster.uuid)
