@@ -299,7 +299,10 @@ class StatusSync:
                 failure_details[ng.stack_id] = failed_resources(heat, ng.stack_id)
         values: dict[str, Any] = {}
         if finished:
-            values.update(self._outputs(job, ngs, finished, stacks))
+            outputs = self._outputs(job, ngs, finished)
+            if outputs is None:
+                return False  # never report *_COMPLETE without the outputs; retry next round
+            values.update(outputs)
         for group, ng in zip(groups, ngs, strict=True):
             if group.gone:
                 job.lease.ensure()
@@ -326,9 +329,12 @@ class StatusSync:
         return True
 
     @staticmethod
-    def _outputs(job: Job, ngs: list[Any], finished: set[str],
-                 stacks: dict[str, Stack]) -> dict[str, Any]:
-        """Row values parsed by the driver from the finished stacks (outputs resolved)."""
+    def _outputs(job: Job, ngs: list[Any], finished: set[str]) -> dict[str, Any] | None:
+        """Row values parsed by the driver from the finished stacks (outputs resolved).
+
+        None when a finished stack could not be read (Heat restarting, a transient 404):
+        the caller then leaves the rows as they are and looks again next round.
+        """
         heat = job.resources.heat()
         values: dict[str, Any] = {}
         seen: set[str] = set()
@@ -339,9 +345,10 @@ class StatusSync:
             try:
                 stack = heat_retry.call(heat.stacks.get, ng.stack_id, resolve_outputs=True)
                 outputs = job.driver.parse_outputs(job.cluster, job.template, ngs, stack)
-            except Exception:
-                LOG.exception("Could not read the outputs of stack %s", ng.stack_id)
-                continue
+            except Exception as exc:
+                LOG.warning("Could not read the outputs of stack %s (%s); retrying next round",
+                            ng.stack_id, exc)
+                return None
             for name in ("api_address", "coe_version", "container_version"):
                 if getattr(outputs, name) is not None:
                     values[name] = getattr(outputs, name)

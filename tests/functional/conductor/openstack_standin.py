@@ -32,7 +32,8 @@ def reset() -> None:
         STATE.update(
             users={}, trusts={}, tokens={}, stacks={}, requests={}, revoked_tokens=set(),
             control={"create_seconds": 2.0, "update_seconds": 2.0, "delete_seconds": 1.0,
-                     "fail_5xx": 0, "hang_seconds": 0.0, "hang_count": 0,
+                     "fail_5xx": 0, "fail_5xx_after": 0, "hang_seconds": 0.0,
+                     "hang_count": 0,
                      "fail_stacks": {}, "health": {}, "hang_after": None},
         )
 
@@ -357,7 +358,10 @@ class Handler(BaseHTTPRequestHandler):
                 hang = control["hang_seconds"]
             else:
                 hang = 0
-            if control["fail_5xx"] > 0:
+            if control["fail_5xx_after"] > 0:  # let this many calls through first
+                control["fail_5xx_after"] -= 1
+                fail = False
+            elif control["fail_5xx"] > 0:
                 control["fail_5xx"] -= 1
                 fail = True
             else:

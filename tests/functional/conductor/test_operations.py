@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import oslo_messaging as messaging
@@ -15,6 +16,7 @@ from magnum_common.context import RequestContext
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.services import magnum_services
+from magnum_conductor import status_sync
 from magnum_conductor.conf import BINARY
 from magnum_conductor.executor import Executor
 from magnum_conductor.status_sync import StatusSync
@@ -210,3 +212,28 @@ def test_sync_polls_each_cluster_exactly_once(conductor_options, db):
     assert set().union(*polled) == uuids
     assert sum(len(p) for p in polled) == len(uuids)
     assert all(len(p) > 30 for p in polled)
+
+
+def test_complete_is_never_written_without_the_outputs(conductor_options, db, standin):
+    """A finished stack whose outputs can't be read (Heat restarting) keeps the cluster in
+    progress until a later round reads them; it never turns *_COMPLETE with stale data."""
+    magnum_services.heartbeat("h1", BINARY)
+    standin.control(create_seconds=0.2)
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    executor = Executor("h1:0:x")
+    executor.run_recorded(cluster.uuid)
+    assert clusters.get_by_uuid(None, cluster.uuid).stack_id
+    # Past the settling time after the operation was sent (the stack is done after 0.2 s).
+    time.sleep(status_sync.SETTLE_SECONDS + 0.5)
+    sync = StatusSync(executor, "h1")
+    # The list call answers; every later call (the outputs read, all its retries) gets 503.
+    standin.control(fail_5xx=50, fail_5xx_after=1)
+    sync.run_once()
+    assert standin.state()["control"]["fail_5xx"] < 50  # the outputs read was attempted
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert (row.status, row.api_address) == (states.CREATE_IN_PROGRESS, None)
+    standin.control(fail_5xx=0, fail_5xx_after=0)
+    sync.run_once()
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert row.status == states.CREATE_COMPLETE and row.api_address
