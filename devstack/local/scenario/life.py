@@ -151,9 +151,12 @@ class _Base:
                                  f"status_reason={cluster.get('status_reason')!r} "
                                  f"faults={cluster.get('faults')!r}")
             if elapsed > deadline:
-                raise StepFailed(f"cluster {ident} still {status} after {deadline:.0f}s "
-                                 f"(waiting for {target}); status_reason="
-                                 f"{cluster.get('status_reason')!r}")
+                seen = {k: cluster.get(k) for k in ("node_count", "node_addresses",
+                                                     "cluster_template_id", "coe_version",
+                                                     "updated_at", "status_reason")}
+                raise StepFailed(f"cluster {ident} is {status} after {deadline:.0f}s, but the "
+                                 f"expected outcome ({target} and the change asked for) "
+                                 f"never showed: {seen}")
             time.sleep(self.deadlines.poll)
 
     def _stack_progress(self, cluster: dict) -> str:
