@@ -1,12 +1,17 @@
 """The policy enforcer: built once per process, rules registered from magnum_api.policies.
 
-oslo.policy re-reads the policy file only when its modification time changes, so the hot
-path costs a dictionary lookup and the rule evaluation.
+oslo.policy looks for the policy file and the policy directories (searching every config
+directory) and walks every registered rule on each ``enforce``, about half the CPU of a
+small request. The enforcer here does that check at most once per ``RECHECK_SECONDS``, so
+an edited policy file still takes effect without a restart, a second later at most, and
+the hot path costs a dictionary lookup and the rule evaluation.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from typing import Any
 
 from oslo_config import cfg
@@ -17,14 +22,42 @@ from magnum_common import exception
 from magnum_common.context import RequestContext
 
 CONF = cfg.CONF
+#: Seconds between two looks at the policy file and directories for changes.
+RECHECK_SECONDS = 1.0
 _ENFORCER: policy.Enforcer | None = None
+
+
+class Enforcer(policy.Enforcer):
+    """oslo.policy's enforcer, looking for policy file changes once per RECHECK_SECONDS."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._checked_at: float | None = None
+        self._load_lock = threading.Lock()
+
+    def load_rules(self, force_reload: bool = False) -> None:
+        now = time.monotonic()
+        checked = self._checked_at
+        if not force_reload and checked is not None and now - checked < RECHECK_SECONDS:
+            return
+        with self._load_lock:
+            super().load_rules(force_reload)
+            self._checked_at = now
+
+    def clear(self) -> None:
+        super().clear()
+        self._checked_at = None
+
+    def set_rules(self, *args: Any, **kwargs: Any) -> None:
+        super().set_rules(*args, **kwargs)
+        self._checked_at = None
 
 
 def init() -> policy.Enforcer:
     """The process-wide enforcer (created on first use)."""
     global _ENFORCER
     if _ENFORCER is None:
-        enforcer = policy.Enforcer(CONF)
+        enforcer = Enforcer(CONF)
         enforcer.register_defaults(policies.list_rules())
         _ENFORCER = enforcer
     return _ENFORCER
