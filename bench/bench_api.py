@@ -1,17 +1,21 @@
 """API speed: magnum-api (gunicorn, 2 workers, noauth) on MariaDB, measured over HTTP.
 
-Run:  .venv/bin/python bench/bench_api.py [--workers 2] [--seconds 5]
+Run:  .venv/bin/python bench/bench_api.py [--workers 2] [--seconds 5] [--runs 3] [--no-seed]
 
 Seeds a fresh MariaDB database (``magnum_bench``: 1,000 templates, 10,000 clusters with
-their two default node groups), starts ``magnum-api`` on a free port, then prints:
+their two default node groups), starts ``magnum-api`` on a free port, then measures, ``--runs``
+times over:
 
 * median latency of ``GET /v1/clustertemplates`` (1,000 rows)              target <= 60 ms
 * req/s of ``GET /v1/clustertemplates/{uuid}`` and ``GET /v1/clusters/{uuid}``
   with 4 keep-alive connections (4 client processes)                       target >= 500
 * median latency of ``GET /v1/clusters?limit=50`` with 10,000 clusters     target <= 25 ms
-* SQL statements per request for those endpoints (in-process count)       target: constant
+* SQL statements per request (in-process count), the same for every page
+  size, and statements compiled anew per request (SQLAlchemy cache misses) target: 0
 * RSS of each worker                                                       target <= 120 MB
 
+The machine is shared: every run prints the 1-minute load average beside its numbers, and
+the summary table gives the median over the runs with the range and the load averages seen.
 Numbers are printed, never asserted. Needs MariaDB on 127.0.0.1:3306 (root, no password).
 """
 
@@ -39,9 +43,23 @@ DB_URL = f"{SERVER}/magnum_bench?charset=utf8mb4"
 PROJECT = "bench-project"
 HEADERS = {"X-User-Id": "bench-user", "X-Project-Id": PROJECT,
            "X-Roles": "member,reader", "OpenStack-API-Version": "container-infra latest"}
+TEMPLATES, CLUSTERS = 1000, 10000
+
+LIST_TEMPLATES = "list 1,000 templates: median ms"
+CLUSTER_PAGE = "clusters?limit=50 of 10,000: median ms"
+SHOW_TEMPLATE = "template show, 4 conns: req/s"
+SHOW_CLUSTER = "cluster show, 4 conns: req/s"
+RSS = "RSS per worker: max MB"
+#: metric -> (target, True when higher is better)
+TARGETS = {LIST_TEMPLATES: (60.0, False), CLUSTER_PAGE: (25.0, False),
+           SHOW_TEMPLATE: (500.0, True), SHOW_CLUSTER: (500.0, True), RSS: (120.0, False)}
 
 
-def seed(templates: int = 1000, clusters: int = 10000) -> tuple[str, str]:
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def seed(templates: int = TEMPLATES, clusters: int = CLUSTERS) -> tuple[str, str]:
     """Recreate the database and fill it; returns one template and one cluster uuid."""
     from oslo_config import cfg
 
@@ -91,32 +109,61 @@ def seed(templates: int = 1000, clusters: int = 10000) -> tuple[str, str]:
     return tpl_rows[0]["uuid"], cl_rows[0]["uuid"]
 
 
-def sql_counts(paths: list[str]) -> dict[str, int]:
-    """Statements each request runs, counted in-process on the same database."""
+def seeded() -> tuple[str, str] | None:
+    """The first template and cluster of an already seeded database, if it is complete."""
+    engine = sa.create_engine(DB_URL)
+    try:
+        with engine.connect() as conn:
+            counts = conn.execute(sa.text(
+                "SELECT (SELECT count(*) FROM cluster_template), (SELECT count(*) FROM cluster)"
+            )).one()
+            if tuple(counts) != (TEMPLATES, CLUSTERS):
+                return None
+            return (conn.execute(sa.text(
+                        "SELECT uuid FROM cluster_template ORDER BY id LIMIT 1")).scalar_one(),
+                    conn.execute(sa.text(
+                        "SELECT uuid FROM cluster ORDER BY id LIMIT 1")).scalar_one())
+    except sa.exc.DBAPIError:
+        return None
+    finally:
+        engine.dispose()
+
+
+def sql_counts(paths: list[str]) -> dict[str, tuple[int, int]]:
+    """(statements, statements compiled anew) of each request, after one warm-up request
+    of the same path, counted in-process on the same database."""
     import webtest
     from oslo_config import cfg
+    from sqlalchemy.engine.interfaces import CacheStats
 
     from magnum_api import app
     from magnum_api import opts as api_opts
+    from magnum_common import config
     from magnum_common.db import api as db_api
 
+    config.parse_args([], default_config_files=[])
     api_opts.list_opts()
     cfg.CONF.set_override("auth_strategy", "noauth")
     cfg.CONF.set_override("connection", DB_URL, "database")
     db_api.reset_engine()
     test_app = webtest.TestApp(app.load_app())
-    counter = {"n": 0}
+    counter = {"statements": 0, "compiled": 0}
 
-    def count(*args, **kwargs):
-        counter["n"] += 1
+    def count(conn, cursor, statement, parameters, context, executemany):
+        counter["statements"] += 1
+        if context is not None and context.cache_hit is not CacheStats.CACHE_HIT:
+            counter["compiled"] += 1
 
-    test_app.get(paths[0], headers=HEADERS)  # warm the engine
-    sa.event.listen(db_api.get_engine(), "before_cursor_execute", count)
+    test_app.get(paths[0], headers=HEADERS)  # connect the engine
+    sa.event.listen(db_api.get_engine(), "after_cursor_execute", count)
     result = {}
     for path in paths:
-        counter["n"] = 0
         test_app.get(path, headers=HEADERS)
-        result[path] = counter["n"]
+        counter.update(statements=0, compiled=0)
+        test_app.get(path, headers=HEADERS)
+        result[path] = (counter["statements"], counter["compiled"])
+    sa.event.remove(db_api.get_engine(), "after_cursor_execute", count)
+    db_api.reset_engine()
     return result
 
 
@@ -126,7 +173,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(port: int, workers: int) -> tuple[subprocess.Popen, str]:
+def start_server(port: int, workers: int) -> tuple[subprocess.Popen, str, str]:
     conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
     conf.write(f"""[DEFAULT]
 auth_strategy = noauth
@@ -144,53 +191,82 @@ validate_keypairs = false
 validate_projects = false
 """)
     conf.close()
+    log = tempfile.NamedTemporaryFile("w", suffix=".log", delete=False)
     exe = os.path.join(os.path.dirname(sys.executable), "magnum-api")
-    proc = subprocess.Popen([exe, "--config-file", conf.name], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([exe, "--config-file", conf.name], stdout=log, stderr=log)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            break
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
             conn.request("GET", "/v1/")
             if conn.getresponse().status == 200:
-                return proc, conf.name
+                return proc, conf.name, log.name
         except OSError:
             time.sleep(0.2)
     proc.kill()
-    raise SystemExit("magnum-api did not start")
+    with open(log.name) as f:
+        tail = f.read()[-2000:]
+    raise SystemExit(f"magnum-api did not start; its log ({log.name}) ends with:\n{tail}")
+
+
+def wait_for_workers(master_pid: int, workers: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while len(worker_rss(master_pid)) < workers and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
+def _get(conn: http.client.HTTPConnection, path: str) -> tuple[int, bytes]:
+    conn.request("GET", path, headers=HEADERS)
+    resp = conn.getresponse()
+    return resp.status, resp.read()
 
 
 def latencies(port: int, path: str, count: int) -> list[float]:
-    conn = http.client.HTTPConnection("127.0.0.1", port)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    _get(conn, path)  # warm-up
     result = []
     for _ in range(count):
         start = time.perf_counter()
-        conn.request("GET", path, headers=HEADERS)
-        resp = conn.getresponse()
-        body = resp.read()
+        status, body = _get(conn, path)
         result.append((time.perf_counter() - start) * 1000)
-        if resp.status != 200:
-            raise SystemExit(f"{path}: {resp.status} {body[:200]!r}")
+        if status != 200:
+            raise SystemExit(f"{path}: {status} {body[:200]!r}")
+    conn.close()
     return result
 
 
-def _hammer(args: tuple[int, str, float]) -> int:
+def _hammer(args: tuple[int, str, float]) -> tuple[int, int]:
+    """(200 answers, other answers or dropped connections) on one keep-alive connection."""
     port, path, seconds = args
-    conn = http.client.HTTPConnection("127.0.0.1", port)
-    done = 0
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    done = failed = 0
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        conn.request("GET", path, headers=HEADERS)
-        conn.getresponse().read()
-        done += 1
-    return done
+        try:
+            status, _ = _get(conn, path)
+        except (OSError, http.client.HTTPException):
+            failed += 1
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            continue
+        if status == 200:
+            done += 1
+        else:
+            failed += 1
+    conn.close()
+    return done, failed
 
 
 def throughput(port: int, path: str, seconds: float, connections: int = 4) -> float:
     with multiprocessing.Pool(connections) as pool:
         pool.map(_hammer, [(port, path, 0.5)] * connections)  # warm every worker
         counts = pool.map(_hammer, [(port, path, seconds)] * connections)
-    return sum(counts) / seconds
+    failed = sum(f for _, f in counts)
+    if failed:
+        raise SystemExit(f"{path}: {failed} requests failed under load")
+    return sum(d for d, _ in counts) / seconds
 
 
 def worker_rss(master_pid: int) -> list[float]:
@@ -212,40 +288,88 @@ def worker_rss(master_pid: int) -> list[float]:
     return result
 
 
+def one_run(port: int, master_pid: int, tpl: str, cluster: str, seconds: float
+            ) -> dict[str, tuple[float, float]]:
+    """metric -> (value, 1-minute load average when it was measured)."""
+    result = {}
+    result[LIST_TEMPLATES] = (statistics.median(
+        latencies(port, "/v1/clustertemplates", 30)), load())
+    result[CLUSTER_PAGE] = (statistics.median(
+        latencies(port, "/v1/clusters?limit=50", 100)), load())
+    result[SHOW_TEMPLATE] = (throughput(port, f"/v1/clustertemplates/{tpl}", seconds), load())
+    result[SHOW_CLUSTER] = (throughput(port, f"/v1/clusters/{cluster}", seconds), load())
+    result[RSS] = (max(worker_rss(master_pid)), load())
+    return result
+
+
+def verdict(metric: str, value: float) -> str:
+    target, higher = TARGETS[metric]
+    return "ok" if (value >= target if higher else value <= target) else "MISSED"
+
+
+def print_table(runs: list[dict[str, tuple[float, float]]]) -> dict[str, float]:
+    header = f"{'metric':40s} {'target':>8s} {'median':>8s}  {'runs (load average)':40s} verdict"
+    print("\n" + header + "\n" + "-" * len(header))
+    summary = {}
+    for metric, (target, higher) in TARGETS.items():
+        values = [run[metric] for run in runs]
+        median = statistics.median(v for v, _ in values)
+        summary[metric] = median
+        shown = ", ".join(f"{v:.1f} ({la:.1f})" for v, la in values)
+        sign = ">=" if higher else "<="
+        print(f"{metric:40s} {sign}{target:6.0f} {median:8.1f}  {shown:40s} "
+              f"{verdict(metric, median)}")
+    return summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=5.0,
+                        help="length of each throughput measurement")
+    parser.add_argument("--runs", type=int, default=3, help="measurement rounds")
+    parser.add_argument("--no-seed", action="store_true",
+                        help="reuse magnum_bench when it holds the expected rows")
     args = parser.parse_args()
-    print("seeding MariaDB (1,000 templates, 10,000 clusters)...", flush=True)
-    tpl, cluster = seed()
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          f"on {os.cpu_count()} CPUs", flush=True)
+    rows = seeded() if args.no_seed else None
+    if rows is None:
+        print(f"seeding MariaDB ({TEMPLATES:,} templates, {CLUSTERS:,} clusters)...",
+              flush=True)
+        rows = seed()
+    tpl, cluster = rows
     counts = sql_counts(["/v1/clustertemplates", f"/v1/clustertemplates/{tpl}",
                          f"/v1/clusters/{cluster}", "/v1/clusters?limit=50",
-                         "/v1/clusters/detail?limit=50"])
+                         "/v1/clusters?limit=5", "/v1/clusters/detail?limit=50",
+                         "/v1/clusters/detail?limit=5"])
     port = free_port()
-    proc, conf = start_server(port, args.workers)
+    proc, conf, log = start_server(port, args.workers)
+    runs = []
     try:
-        results = {}
-        lat = latencies(port, "/v1/clustertemplates", 30)
-        results["GET /v1/clustertemplates (1000 rows) median ms"] = statistics.median(lat)
-        lat = latencies(port, "/v1/clusters?limit=50", 100)
-        results["GET /v1/clusters?limit=50 (10000 clusters) median ms"] = \
-            statistics.median(lat)
-        results["GET /v1/clustertemplates/{uuid} req/s (4 conns)"] = throughput(
-            port, f"/v1/clustertemplates/{tpl}", args.seconds)
-        results["GET /v1/clusters/{uuid} req/s (4 conns)"] = throughput(
-            port, f"/v1/clusters/{cluster}", args.seconds)
-        results["worker RSS MB"] = [round(r, 1) for r in worker_rss(proc.pid)]
-        for path, n in counts.items():
-            results[f"SQL statements for GET {path.replace(tpl, '{uuid}')}"] = n
-        for key, value in results.items():
-            shown = f"{value:.1f}" if isinstance(value, float) else value
-            print(f"{key:60s} {shown}")
-        print(json.dumps({k: v for k, v in results.items()}, default=str))
+        wait_for_workers(proc.pid, args.workers)
+        for n in range(args.runs):
+            run = one_run(port, proc.pid, tpl, cluster, args.seconds)
+            runs.append(run)
+            print(f"run {n + 1}/{args.runs}: " + "; ".join(
+                f"{metric} {value:.1f} (load {la:.2f})" for metric, (value, la) in run.items()),
+                flush=True)
+        rss = [round(r, 1) for r in worker_rss(proc.pid)]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
         os.unlink(conf)
+        os.unlink(log)
+    summary = print_table(runs)
+    print(f"{'worker RSS MB (each, at the end)':40s} {'':8s} {'':8s}  {rss}")
+    print("\nSQL per request (after a warm-up request; target: constant, 0 compiled anew)")
+    for path, (statements, compiled) in counts.items():
+        shown = path.replace(tpl, "{uuid}").replace(cluster, "{uuid}")
+        print(f"  GET {shown:40s} {statements} statements, {compiled} compiled anew")
+    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(json.dumps({"median": summary, "runs": runs, "worker_rss_mb": rss,
+                      "sql": {p.replace(tpl, "{uuid}").replace(cluster, "{uuid}"): c
+                              for p, c in counts.items()}}))
 
 
 if __name__ == "__main__":
