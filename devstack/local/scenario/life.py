@@ -55,8 +55,9 @@ def _check(condition: bool, message: str) -> None:
 
 def _openssl(*args: str) -> str:
     res = subprocess.run(["openssl", *args], capture_output=True, text=True, timeout=60)
-    return (res.stdout + res.stderr).strip() if res.returncode == 0 else \
-        f"EXIT {res.returncode}: {(res.stdout + res.stderr).strip()}"
+    text = (res.stdout + res.stderr).strip()
+    return text if res.returncode == 0 else \
+        f"refused (exit {res.returncode}): {'; '.join(text.splitlines())}"
 
 
 class _Base:
