@@ -45,6 +45,8 @@ class GroupState:
     is_default: bool
     role: str | None
     gone: bool = False
+    #: Failed only because it shares the failed cluster stack with the group at fault.
+    bystander: bool = False
 
 
 def nodegroup_state(ng: Any, stack: Stack | None) -> GroupState:
@@ -63,6 +65,31 @@ def nodegroup_state(ng: Any, stack: Stack | None) -> GroupState:
     if result.status == states.DELETE_COMPLETE and not result.is_default:
         result.gone = True
     return result
+
+
+def _mentions(text: str, name: str) -> bool:
+    return name in text or name.replace("-", "_") in text
+
+
+def attribute_shared_failures(groups: Sequence[GroupState]) -> None:
+    """Name only the node groups a shared stack's failure is about.
+
+    The default groups share the cluster stack, so they all copy its failure; when the
+    failure text names some of them (Heat resource paths carry the group's name), the
+    others are marked bystanders and say which group failed.
+    """
+    failed = [g for g in groups
+              if g.is_default and (g.status or "").endswith("_FAILED") and g.reason]
+    if len(failed) < 2:
+        return
+    culprits = [g for g in failed if _mentions(failed[0].reason or "", g.name)]
+    if not culprits or len(culprits) == len(failed):
+        return
+    names = ", ".join(g.name for g in culprits)
+    for group in failed:
+        if group not in culprits:
+            group.bystander = True
+            group.reason = f"The cluster stack failed in node group {names}."
 
 
 def cluster_state(previous: str | None,
@@ -90,7 +117,7 @@ def cluster_state(previous: str | None,
     if status and status.endswith("_FAILED"):
         reason = "; ".join(
             f"{g.name} failed: {g.reason}" if g.reason else f"{g.name} failed"
-            for g in live if (g.status or "").endswith("_FAILED"))
+            for g in live if (g.status or "").endswith("_FAILED") and not g.bystander)
     return status, reason
 
 

@@ -34,6 +34,7 @@ from magnum_conductor.hashring import HashRing, Partition
 from magnum_conductor.heat_status import (
     OUTPUT_STATUSES,
     Stack,
+    attribute_shared_failures,
     cluster_state,
     deleted,
     nodegroup_state,
@@ -314,6 +315,11 @@ class StatusSync:
             details = failure_details.get(ng.stack_id or "")
             if details and details not in (reason or ""):
                 group.reason = reason = f"{reason}; {details}" if reason else details
+        attribute_shared_failures(groups)
+        for group, ng in zip(groups, ngs, strict=True):
+            if group.gone:
+                continue
+            reason = group.reason
             ng_values = dict(values.pop(f"ng:{ng.uuid}", {}))
             if (group.status, reason) != (ng.status, ng.status_reason) or ng_values:
                 job.save_nodegroup(ng.uuid, status=group.status, status_reason=reason,

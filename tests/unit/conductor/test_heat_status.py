@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from magnum_common import states
+from magnum_conductor import heat_status
 from magnum_conductor.heat_status import Stack, cluster_state, deleted, nodegroup_state
 
 
@@ -87,3 +88,33 @@ def test_deleted_needs_every_default_group_gone():
                            ("w", states.DELETE_IN_PROGRESS, {}), stack_id="s1"))
     assert not deleted([nodegroup_state(ng("m", states.DELETE_IN_PROGRESS, role="master"),
                                         Stack("s1", states.DELETE_IN_PROGRESS))])
+
+
+def test_a_shared_stack_failure_names_only_the_group_at_fault():
+    reason = ("Resource CREATE failed: Error: resources.default_worker.resources.kube_minions"
+              ".resources[0]: Server c-default-worker-0 failed to boot")
+    groups = [
+        heat_status.GroupState("m", "default-master", states.CREATE_FAILED, reason, True,
+                               "master"),
+        heat_status.GroupState("w", "default-worker", states.CREATE_FAILED, reason, True,
+                               "worker"),
+    ]
+    heat_status.attribute_shared_failures(groups)
+    assert groups[0].bystander and not groups[1].bystander
+    assert groups[0].reason == "The cluster stack failed in node group default-worker."
+    status, cluster_reason = heat_status.cluster_state(states.CREATE_IN_PROGRESS, groups)
+    assert status == states.CREATE_FAILED
+    assert cluster_reason == f"default-worker failed: {reason}"
+
+
+def test_a_failure_naming_no_group_keeps_every_group():
+    groups = [
+        heat_status.GroupState("m", "default-master", states.CREATE_FAILED, "quota", True,
+                               "master"),
+        heat_status.GroupState("w", "default-worker", states.CREATE_FAILED, "quota", True,
+                               "worker"),
+    ]
+    heat_status.attribute_shared_failures(groups)
+    assert not any(g.bystander for g in groups)
+    assert heat_status.cluster_state(states.CREATE_IN_PROGRESS, groups)[1] == (
+        "default-master failed: quota; default-worker failed: quota")
