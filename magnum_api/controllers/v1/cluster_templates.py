@@ -6,7 +6,7 @@ from typing import Any
 
 from pecan import rest
 
-from magnum_api import policy
+from magnum_api import policy, queries
 from magnum_api.controllers import base
 from magnum_api.schemas import cluster_template as schema
 from magnum_api.schemas import patch as jsonpatch_schema
@@ -27,11 +27,16 @@ def _widen_for_admin(ctx, rule: str) -> None:
         ctx.all_tenants = True
 
 
-def lookup_visible(ctx, ident: str):
-    """A template as the caller may see it: other projects' hidden templates are 404."""
-    row = cluster_templates.get(ctx, ident)
-    if (row.hidden and not ctx.is_admin and row.project_id != ctx.project_id):
+def check_visible(ctx, row, ident: str) -> None:
+    """Other projects' hidden templates are 404 to non-admins."""
+    if row.hidden and not ctx.is_admin and row.project_id != ctx.project_id:
         raise exception.ClusterTemplateNotFound(clustertemplate=ident)
+
+
+def lookup_visible(ctx, ident: str):
+    """A template as the caller may see it (the ORM object, for the write paths)."""
+    row = cluster_templates.get(ctx, ident)
+    check_visible(ctx, row, ident)
     return row
 
 
@@ -44,8 +49,8 @@ class ClusterTemplatesController(rest.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         _widen_for_admin(ctx, rule + "_all_projects")
-        rows = cluster_templates.list(ctx, limit=page.limit, marker=page.marker,
-                                      sort_key=page.sort_key, sort_dir=page.sort_dir)
+        rows = queries.templates(ctx, limit=page.limit, marker=page.marker,
+                                 sort_key=page.sort_key, sort_dir=page.sort_dir)
         url = base.base_url()
         items = [schema.view(row, url) for row in rows]
         return base.respond(page.collection("clustertemplates", items, path,
@@ -66,9 +71,10 @@ class ClusterTemplatesController(rest.RestController):
         base.check_query()
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
-        row = lookup_visible(ctx, ident)
+        row = queries.template(ctx, ident)
+        check_visible(ctx, row, ident)
         if not row.public:
-            policy.authorize(ctx, "clustertemplate:get", row.as_dict())
+            policy.authorize(ctx, "clustertemplate:get", queries.template_target(row))
         return base.respond(schema.view(row, base.base_url()))
 
     @base.expose()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import sqlalchemy as sa
 from pecan import rest
 
 from drivers import registry
-from magnum_api import errors, microversion, policy
+from magnum_api import errors, microversion, policy, queries
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
 from magnum_api.controllers.v1.cluster_templates import lookup_visible
@@ -21,29 +20,17 @@ from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
 from magnum_common import conductor_api, exception, states, utils
 from magnum_common.db import api as db_api
-from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 
 PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
-_TEMPLATE_LABELS = sa.select(models.ClusterTemplate.uuid, models.ClusterTemplate.labels).where(
-    models.ClusterTemplate.uuid.in_(sa.bindparam("uuids", expanding=True)))
 
 
 def widen_for_admin(ctx, rule: str) -> None:
     if ctx.is_admin:
         policy.authorize(ctx, rule)
         ctx.all_tenants = True
-
-
-def template_labels(ctx, uuids: list[str]) -> dict[str, dict]:
-    """Labels of the templates of a page of clusters, in one query."""
-    if not uuids:
-        return {}
-    with db_api.reader(ctx) as session:
-        return {uuid: labels or {} for uuid, labels in
-                session.execute(_TEMPLATE_LABELS, {"uuids": sorted(set(uuids))})}
 
 
 def driver_of(template) -> Any:
@@ -126,15 +113,13 @@ class ClustersController(rest.RestController):
         policy.authorize(ctx, rule)
         widen_for_admin(ctx, rule + "_all_projects")
         with db_api.reader(ctx):  # one connection and transaction for the whole page
-            rows = clusters.list(ctx, limit=page.limit, marker=page.marker,
-                                 sort_key=page.sort_key, sort_dir=page.sort_dir)
-            groups = clusters.nodegroups_of(ctx, [row.uuid for row in rows])
-            labels = template_labels(ctx, [row.cluster_template_id for row in rows]) \
-                if detailed else {}
+            rows = queries.clusters_page(ctx, detailed, limit=page.limit, marker=page.marker,
+                                         sort_key=page.sort_key, sort_dir=page.sort_dir)
+            groups = queries.nodegroups_of(ctx, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
         if detailed:
             items = [schema.detail(row, groups.get(row.uuid, []),
-                                   labels.get(row.cluster_template_id), url, version)
+                                   row.template_labels, url, version)
                      for row in rows]
         else:
             items = [schema.summary(row, groups.get(row.uuid, []), url, version)
@@ -157,13 +142,12 @@ class ClustersController(rest.RestController):
         base.check_query()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
-        with db_api.reader(ctx):  # one connection and transaction for the three reads
-            row = clusters.get(ctx, ident)
-            policy.authorize(ctx, "cluster:get", row.as_dict())
-            groups = clusters.nodegroups_of(ctx, [row.uuid])
-            labels = template_labels(ctx, [row.cluster_template_id])
+        with db_api.reader(ctx):  # one connection and transaction for both reads
+            row = queries.cluster(ctx, ident)
+            policy.authorize(ctx, "cluster:get", queries.cluster_target(row))
+            groups = queries.nodegroups_of(ctx, [row.uuid])
         return base.respond(schema.detail(row, groups.get(row.uuid, []),
-                                          labels.get(row.cluster_template_id),
+                                          row.template_labels,
                                           base.base_url(), base.version(), show=True))
 
     # --- create --------------------------------------------------------------------------

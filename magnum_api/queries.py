@@ -1,0 +1,202 @@
+"""Read queries of the GET handlers: plain rows, statements built once per process.
+
+The repositories (magnum_common.db) return ORM objects, as the read-modify-write paths need.
+A GET only renders columns into JSON, and there ORM instances, one SELECT per related table
+and a statement rebuilt on every request cost more than all the rest of the request. Here
+every statement is built once, with bind parameters for what varies between requests (so
+SQLAlchemy compiles it once), and returns rows, which the views read like the ORM objects
+(``row.uuid``).
+
+Visibility is the repositories' (tests/unit/api/test_queries.py holds them to agreement):
+an admin context with ``all_tenants`` sees every project; any other context sees its
+project's rows, or its user's when it has no project. Lookups of templates also see every
+public template; template listings hide other projects' public hidden templates from
+non-admins.
+"""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import utils as sqlalchemyutils
+from sqlalchemy.engine import Row
+
+from magnum_common import exception
+from magnum_common.context import RequestContext
+from magnum_common.db import api as db_api
+from magnum_common.db import models
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.db.clusters import clusters
+from magnum_common.utils import is_uuid_like
+
+_CLUSTER = models.Cluster.__table__
+_TEMPLATE = models.ClusterTemplate.__table__
+_NODEGROUP = models.NodeGroup.__table__
+
+#: Node group columns the cluster views read (counts, addresses, faults).
+NODEGROUP_COLUMNS = ("cluster_id", "name", "role", "node_count", "node_addresses",
+                     "is_default", "status", "status_reason")
+
+# Scope kinds: who the caller is, as far as visibility goes.
+ALL, PROJECT, USER = "all", "project", "user"
+
+
+def scope_kind(context: RequestContext) -> str:
+    if db_api.sees_all_projects(context):
+        return ALL
+    return PROJECT if context.project_id else USER
+
+
+def _scope_params(context: RequestContext) -> dict[str, Any]:
+    return {"scope_project_id": context.project_id, "scope_user_id": context.user_id}
+
+
+def _owned(table: sa.Table, kind: str) -> sa.ColumnElement[bool] | None:
+    if kind == PROJECT:
+        return table.c.project_id == sa.bindparam("scope_project_id")
+    if kind == USER:
+        return table.c.user_id == sa.bindparam("scope_user_id")
+    return None
+
+
+def _template_lookup_scope(kind: str) -> sa.ColumnElement[bool] | None:
+    owned = _owned(_TEMPLATE, kind)
+    return None if owned is None else sa.or_(owned, _TEMPLATE.c.public.is_(True))
+
+
+def _template_list_scope(kind: str, admin: bool) -> sa.ColumnElement[bool] | None:
+    owned = _owned(_TEMPLATE, kind)
+    if owned is None:
+        return None
+    public = _TEMPLATE.c.public.is_(True)
+    if not admin:
+        public = sa.and_(public, sa.or_(_TEMPLATE.c.hidden.is_(False),
+                                        _TEMPLATE.c.hidden.is_(None)))
+    return sa.or_(owned, public)
+
+
+def _where(query: sa.Select, *criteria: sa.ColumnElement[bool] | None) -> sa.Select:
+    return query.where(*(c for c in criteria if c is not None))
+
+
+def _by_ident(query: sa.Select, table: sa.Table, key: str) -> sa.Select:
+    query = query.where(table.c[key] == sa.bindparam("ident"))
+    return query if key == "uuid" else query.limit(2)
+
+
+_CLUSTER_WITH_LABELS = sa.select(
+    *_CLUSTER.c, _TEMPLATE.c.labels.label("template_labels")
+).select_from(_CLUSTER.outerjoin(_TEMPLATE, _TEMPLATE.c.uuid == _CLUSTER.c.cluster_template_id))
+
+_TEMPLATE_BY = {(kind, key): _by_ident(_where(sa.select(*_TEMPLATE.c),
+                                              _template_lookup_scope(kind)), _TEMPLATE, key)
+                for kind in (ALL, PROJECT, USER) for key in ("uuid", "name")}
+_TEMPLATE_LIST = {(kind, admin): _where(sa.select(*_TEMPLATE.c),
+                                        _template_list_scope(kind, admin))
+                  for kind in (ALL, PROJECT, USER) for admin in (False, True)}
+_CLUSTER_BY = {(kind, key): _by_ident(_where(_CLUSTER_WITH_LABELS, _owned(_CLUSTER, kind)),
+                                      _CLUSTER, key)
+               for kind in (ALL, PROJECT, USER) for key in ("uuid", "name")}
+_CLUSTER_LIST = {(kind, labels): _where(_CLUSTER_WITH_LABELS if labels
+                                        else sa.select(*_CLUSTER.c), _owned(_CLUSTER, kind))
+                 for kind in (ALL, PROJECT, USER) for labels in (False, True)}
+_NODEGROUPS_OF = sa.select(*(_NODEGROUP.c[name] for name in NODEGROUP_COLUMNS)).where(
+    _NODEGROUP.c.cluster_id.in_(sa.bindparam("uuids", expanding=True))
+).order_by(_NODEGROUP.c.id)
+
+
+def _lookup(context: RequestContext, statements: dict, repository: Any, ident: str) -> Row:
+    """One row by UUID, or by name when the identifier is not a UUID (two rows: 409)."""
+    key = "uuid" if is_uuid_like(ident) else "name"
+    statement = statements[(scope_kind(context), key)]
+    with db_api.reader(context) as session:
+        rows = session.connection().execute(
+            statement, {"ident": ident, **_scope_params(context)}).all()
+    if not rows:
+        raise repository.not_found(**{repository.not_found_arg: ident})
+    if len(rows) > 1:
+        raise exception.Conflict(repository.duplicate_name_msg)
+    return rows[0]
+
+
+def _page(context: RequestContext, query: sa.Select, model: type, marker_statements: dict,
+          repository: Any, limit: int | None, marker: str | None, sort_key: str | None,
+          sort_dir: str | None) -> list[Row]:
+    """A page after ``marker`` (a UUID the caller can see), as ``Repository.list``."""
+    db_api.validate_sort(sort_key, sort_dir, model)
+    sort_keys = [sort_key or "id"]
+    if "id" not in sort_keys:
+        sort_keys.append("id")
+    params = _scope_params(context)
+    with db_api.reader(context) as session:
+        conn = session.connection()
+        marker_row = None
+        if marker is not None:
+            marker_row = conn.execute(marker_statements[(scope_kind(context), "uuid")],
+                                      {"ident": marker, **params}).first()
+            if marker_row is None:
+                raise repository.not_found(**{repository.not_found_arg: marker})
+        try:
+            query = sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
+                                                   marker=marker_row, sort_dir=sort_dir or "asc")
+        except db_exc.InvalidSortKey as exc:
+            raise exception.InvalidParameterValue(
+                err=f'The sort_key value "{sort_key}" is an invalid field for sorting'
+            ) from exc
+        return conn.execute(query, params).all()
+
+
+def template(context: RequestContext, ident: str) -> Row:
+    """A template by UUID or name, every column (as ``cluster_templates.get``)."""
+    return _lookup(context, _TEMPLATE_BY, cluster_templates, ident)
+
+
+def templates(context: RequestContext, limit: int | None = None, marker: str | None = None,
+              sort_key: str | None = None, sort_dir: str | None = None) -> list[Row]:
+    """A page of the templates the caller may list (as ``cluster_templates.list``)."""
+    query = _TEMPLATE_LIST[(scope_kind(context), bool(context.is_admin))]
+    return _page(context, query, models.ClusterTemplate, _TEMPLATE_BY, cluster_templates,
+                 limit, marker, sort_key, sort_dir)
+
+
+def cluster(context: RequestContext, ident: str) -> Row:
+    """A cluster by UUID or name: every column, and its template's ``template_labels``."""
+    return _lookup(context, _CLUSTER_BY, clusters, ident)
+
+
+def clusters_page(context: RequestContext, with_template_labels: bool,
+                  limit: int | None = None, marker: str | None = None,
+                  sort_key: str | None = None, sort_dir: str | None = None) -> list[Row]:
+    """A page of the caller's clusters (as ``clusters.list``), optionally with the labels
+    of each one's template."""
+    query = _CLUSTER_LIST[(scope_kind(context), with_template_labels)]
+    return _page(context, query, models.Cluster, _CLUSTER_BY, clusters, limit, marker,
+                 sort_key, sort_dir)
+
+
+def nodegroups_of(context: RequestContext, cluster_uuids: list[str]) -> dict[str, list[Row]]:
+    """The view columns of the node groups of many clusters, in one query, by cluster."""
+    result: dict[str, list[Row]] = collections.defaultdict(list)
+    if not cluster_uuids:
+        return result
+    with db_api.reader(context) as session:
+        for row in session.connection().execute(_NODEGROUPS_OF, {"uuids": cluster_uuids}):
+            result[row.cluster_id].append(row)
+    return result
+
+
+def target(row: Row, table: sa.Table) -> dict[str, Any]:
+    """The policy target of a row: its table's columns, as the ORM objects' ``as_dict()``."""
+    mapping = row._mapping
+    return {column.name: mapping[column.name] for column in table.columns}
+
+
+def cluster_target(row: Row) -> dict[str, Any]:
+    return target(row, _CLUSTER)
+
+
+def template_target(row: Row) -> dict[str, Any]:
+    return target(row, _TEMPLATE)
