@@ -188,15 +188,7 @@ def nodegroups_of(context: RequestContext, cluster_uuids: list[str]) -> dict[str
     return result
 
 
-def target(row: Row, table: sa.Table) -> dict[str, Any]:
-    """The policy target of a row: its table's columns, as the ORM objects' ``as_dict()``."""
-    mapping = row._mapping
-    return {column.name: mapping[column.name] for column in table.columns}
-
-
-def cluster_target(row: Row) -> dict[str, Any]:
-    return target(row, _CLUSTER)
-
-
-def template_target(row: Row) -> dict[str, Any]:
-    return target(row, _TEMPLATE)
+def as_dict(row: Row) -> dict[str, Any]:
+    """Column name -> value, as the ORM objects' ``as_dict()`` (plus any extra column
+    selected, such as ``template_labels``): what the views and policy targets take."""
+    return dict(zip(row._fields, row, strict=True))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from wsme import types as wtypes
@@ -98,39 +99,45 @@ def _id_field(version: microversion.Version) -> str:
     return "cluster_id" if version >= microversion.CLUSTER_ID else "stack_id"
 
 
-def summary(row: Any, nodegroups: list[Any], base_url: str,
+def summary(values: Mapping[str, Any], nodegroups: list[Any], base_url: str,
             version: microversion.Version) -> dict[str, Any]:
+    """The list view of a cluster, from its column values (``as_dict()`` of a row)."""
     totals = counts(nodegroups)
     return {
-        "uuid": row.uuid, "name": row.name, "cluster_template_id": row.cluster_template_id,
-        "keypair": row.keypair, "docker_volume_size": row.docker_volume_size,
-        "labels": row.labels or {}, "node_count": totals["node_count"],
-        "master_count": totals["master_count"], "status": row.status,
-        "health_status": row.health_status, "master_flavor_id": row.master_flavor_id,
-        "flavor_id": row.flavor_id, "create_timeout": row.create_timeout,
-        _id_field(version): row.stack_id, "merge_labels": False,
-        "links": types.links(base_url, "clusters", row.uuid),
+        "uuid": values["uuid"], "name": values["name"],
+        "cluster_template_id": values["cluster_template_id"], "keypair": values["keypair"],
+        "docker_volume_size": values["docker_volume_size"],
+        "labels": values["labels"] or {}, "node_count": totals["node_count"],
+        "master_count": totals["master_count"], "status": values["status"],
+        "health_status": values["health_status"],
+        "master_flavor_id": values["master_flavor_id"], "flavor_id": values["flavor_id"],
+        "create_timeout": values["create_timeout"], _id_field(version): values["stack_id"],
+        "merge_labels": False,
+        "links": types.links(base_url, "clusters", values["uuid"]),
     }
 
 
-def detail(row: Any, nodegroups: list[Any], template_labels: dict | None, base_url: str,
-           version: microversion.Version, show: bool = False) -> dict[str, Any]:
-    body = summary(row, nodegroups, base_url, version)
+def detail(values: Mapping[str, Any], nodegroups: list[Any], template_labels: dict | None,
+           base_url: str, version: microversion.Version, show: bool = False) -> dict[str, Any]:
+    """The detail (and show) view: the summary plus addresses, reasons, label diff."""
+    body = summary(values, nodegroups, base_url, version)
     totals = counts(nodegroups)
-    labels = row.labels or {}
+    labels = values["labels"] or {}
     body.update({
-        "discovery_url": row.discovery_url, "fixed_network": row.fixed_network,
-        "fixed_subnet": row.fixed_subnet, "floating_ip_enabled": row.floating_ip_enabled,
-        "master_lb_enabled": row.master_lb_enabled, "status_reason": row.status_reason,
-        "health_status_reason": row.health_status_reason or {},
-        "api_address": row.api_address, "master_addresses": totals["master_addresses"],
-        "node_addresses": totals["node_addresses"], "coe_version": row.coe_version,
-        "container_version": row.container_version, "project_id": row.project_id,
-        "user_id": row.user_id, "created_at": types.isotime(row.created_at),
-        "updated_at": types.isotime(row.updated_at),
+        "discovery_url": values["discovery_url"], "fixed_network": values["fixed_network"],
+        "fixed_subnet": values["fixed_subnet"],
+        "floating_ip_enabled": values["floating_ip_enabled"],
+        "master_lb_enabled": values["master_lb_enabled"],
+        "status_reason": values["status_reason"],
+        "health_status_reason": values["health_status_reason"] or {},
+        "api_address": values["api_address"], "master_addresses": totals["master_addresses"],
+        "node_addresses": totals["node_addresses"], "coe_version": values["coe_version"],
+        "container_version": values["container_version"], "project_id": values["project_id"],
+        "user_id": values["user_id"], "created_at": types.isotime(values["created_at"]),
+        "updated_at": types.isotime(values["updated_at"]),
         **types.label_diff(labels, template_labels or {}),
     })
-    if show and row.status in states.STATUS_FAILED:
+    if show and values["status"] in states.STATUS_FAILED:
         body["faults"] = {ng.name: ng.status_reason for ng in nodegroups
                           if ng.status and ng.status.endswith("FAILED")}
     return body

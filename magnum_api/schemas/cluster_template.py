@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from wsme import types as wtypes
@@ -66,12 +67,13 @@ class ClusterTemplatePost(wtypes.Base):
     links = types.readonly()
 
 
-def view(row: Any, base_url: str) -> dict[str, Any]:
-    body = {field: getattr(row, field) for field in FIELDS}
-    body["labels"] = row.labels or {}
-    body["created_at"] = types.isotime(row.created_at)
-    body["updated_at"] = types.isotime(row.updated_at)
-    body["links"] = types.links(base_url, "clustertemplates", row.uuid)
+def view(values: Mapping[str, Any], base_url: str) -> dict[str, Any]:
+    """The template as the API shows it, from its column values (``as_dict()`` of a row)."""
+    body = {field: values[field] for field in FIELDS}
+    body["labels"] = values["labels"] or {}
+    body["created_at"] = types.isotime(values["created_at"])
+    body["updated_at"] = types.isotime(values["updated_at"])
+    body["links"] = types.links(base_url, "clustertemplates", values["uuid"])
     return body
 
 

@@ -52,7 +52,7 @@ class ClusterTemplatesController(rest.RestController):
         rows = queries.templates(ctx, limit=page.limit, marker=page.marker,
                                  sort_key=page.sort_key, sort_dir=page.sort_dir)
         url = base.base_url()
-        items = [schema.view(row, url) for row in rows]
+        items = [schema.view(queries.as_dict(row), url) for row in rows]
         return base.respond(page.collection("clustertemplates", items, path,
                                             rows[-1].uuid if rows else None))
 
@@ -73,9 +73,10 @@ class ClusterTemplatesController(rest.RestController):
         _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
         row = queries.template(ctx, ident)
         check_visible(ctx, row, ident)
+        values = queries.as_dict(row)
         if not row.public:
-            policy.authorize(ctx, "clustertemplate:get", queries.template_target(row))
-        return base.respond(schema.view(row, base.base_url()))
+            policy.authorize(ctx, "clustertemplate:get", values)
+        return base.respond(schema.view(values, base.base_url()))
 
     @base.expose()
     def post(self, **_):
@@ -115,7 +116,7 @@ class ClusterTemplatesController(rest.RestController):
             values.pop(key, None)
         row = cluster_templates.create(ctx, values)
         url = base.base_url()
-        return base.respond(schema.view(row, url), status=201,
+        return base.respond(schema.view(row.as_dict(), url), status=201,
                             headers={"Location": f"{url}/v1/clustertemplates/{row.uuid}"})
 
     @base.expose()
@@ -150,7 +151,7 @@ class ClusterTemplatesController(rest.RestController):
         rules.check_resources(services, patched, row.labels)
         if changed:
             row = cluster_templates.update(ctx, row.uuid, changed)
-        return base.respond(schema.view(row, base.base_url()))
+        return base.respond(schema.view(row.as_dict(), base.base_url()))
 
     @staticmethod
     def _check_in_use(row, changed: dict[str, Any]) -> None:

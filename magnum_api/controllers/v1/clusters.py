@@ -117,13 +117,15 @@ class ClustersController(rest.RestController):
                                          sort_key=page.sort_key, sort_dir=page.sort_dir)
             groups = queries.nodegroups_of(ctx, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
-        if detailed:
-            items = [schema.detail(row, groups.get(row.uuid, []),
-                                   row.template_labels, url, version)
-                     for row in rows]
-        else:
-            items = [schema.summary(row, groups.get(row.uuid, []), url, version)
-                     for row in rows]
+        items = []
+        for row in rows:
+            values = queries.as_dict(row)
+            if detailed:
+                labels = values.pop("template_labels")
+                items.append(schema.detail(values, groups.get(row.uuid, []), labels, url,
+                                           version))
+            else:
+                items.append(schema.summary(values, groups.get(row.uuid, []), url, version))
         return base.respond(page.collection("clusters", items, path,
                                             rows[-1].uuid if rows else None))
 
@@ -143,12 +145,13 @@ class ClustersController(rest.RestController):
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
         with db_api.reader(ctx):  # one connection and transaction for both reads
-            row = queries.cluster(ctx, ident)
-            policy.authorize(ctx, "cluster:get", queries.cluster_target(row))
-            groups = queries.nodegroups_of(ctx, [row.uuid])
-        return base.respond(schema.detail(row, groups.get(row.uuid, []),
-                                          row.template_labels,
-                                          base.base_url(), base.version(), show=True))
+            values = queries.as_dict(queries.cluster(ctx, ident))
+            template_labels = values.pop("template_labels")
+            policy.authorize(ctx, "cluster:get", values)
+            groups = queries.nodegroups_of(ctx, [values["uuid"]])
+        return base.respond(schema.detail(values, groups.get(values["uuid"], []),
+                                          template_labels, base.base_url(), base.version(),
+                                          show=True))
 
     # --- create --------------------------------------------------------------------------
     @base.expose()
