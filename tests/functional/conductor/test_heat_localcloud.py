@@ -10,18 +10,16 @@ The shared ``localcloud`` fixture starts the cloud when it is down.
 
 from __future__ import annotations
 
-import configparser
 import types
 import uuid
 from pathlib import Path
 
 import pytest
-from keystoneauth1 import loading as ks_loading
-from keystoneauth1 import session as ks_session
+import support
 from oslo_config import cfg
 
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor import crypto, keystone, trust
+from magnum_conductor import keystone, trust
 from magnum_conductor.executor import Executor
 from magnum_conductor.resources import Resources
 from magnum_conductor.status_sync import StatusSync, SyncStats
@@ -41,33 +39,9 @@ def state_dir(localcloud) -> Path:
 
 
 @pytest.fixture
-def demo_cluster(state_dir):
-    CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")
-    ini = configparser.RawConfigParser()
-    ini.read(state_dir / "magnum-localcloud.conf")
-    for group in ("keystone_auth", "trust"):
-        for name, value in ini.items(group):
-            CONF.set_override(name, value, group)
-    if ini.has_section("heat_client"):
-        for name, value in ini.items("heat_client"):
-            CONF.set_override(name, value, "heat_client")
-    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
-    keystone.reset_cache()
-    env = {}
-    for line in (state_dir / "demo-openrc").read_text().splitlines():
-        if line.startswith("export "):
-            key, _, value = line[len("export "):].partition("=")
-            env[key] = value
-    body = {"auth": {
-        "identity": {"methods": ["password"], "password": {"user": {
-            "name": env["OS_USERNAME"], "password": env["OS_PASSWORD"],
-            "domain": {"name": env["OS_USER_DOMAIN_NAME"]}}}},
-        "scope": {"project": {"name": env["OS_PROJECT_NAME"],
-                              "domain": {"name": env["OS_PROJECT_DOMAIN_NAME"]}}}}}
-    resp = ks_session.Session().post(env["OS_AUTH_URL"] + "/auth/tokens", json=body,
-                                     authenticated=False)
-    info = resp.json()
-    demo = RequestContext(auth_token=resp.headers["X-Subject-Token"], auth_token_info=info,
+def demo_cluster(state_dir, localcloud_conf):
+    token, info = support.localcloud_token(state_dir, "demo")
+    demo = RequestContext(auth_token=token, auth_token_info=info,
                           user_id=info["token"]["user"]["id"],
                           project_id=info["token"]["project"]["id"],
                           roles=[r["name"] for r in info["token"]["roles"]])

@@ -7,15 +7,13 @@ overrides so other tests in the worker keep their configuration.
 
 from __future__ import annotations
 
-import configparser
 import types
 import uuid
 from pathlib import Path
 
 import pytest
+import support
 from keystoneauth1 import exceptions as ks_exc
-from keystoneauth1 import loading as ks_loading
-from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 
 from magnum_common import exception
@@ -34,42 +32,13 @@ def state_dir(localcloud) -> Path:
 
 
 @pytest.fixture
-def conf(state_dir):
-    """The local cloud's [keystone_auth] and [trust], plus an encryption key."""
-    CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")
-    ini = configparser.RawConfigParser()
-    ini.read(state_dir / "magnum-localcloud.conf")
-    for group in ("keystone_auth", "trust"):
-        for name, value in ini.items(group):
-            CONF.set_override(name, value, group)
-    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
-    keystone.reset_cache()
-    yield
-    keystone.reset_cache()
-
-
-def _token(state_dir: Path, user: str) -> tuple[str, dict]:
-    """Log in as a local-cloud user the way keystonemiddleware sees it: token + body."""
-    env = {}
-    for line in (state_dir / f"{user}-openrc").read_text().splitlines():
-        if line.startswith("export "):
-            key, _, value = line[len("export "):].partition("=")
-            env[key] = value
-    body = {"auth": {
-        "identity": {"methods": ["password"], "password": {"user": {
-            "name": env["OS_USERNAME"], "password": env["OS_PASSWORD"],
-            "domain": {"name": env["OS_USER_DOMAIN_NAME"]}}}},
-        "scope": {"project": {"name": env["OS_PROJECT_NAME"],
-                              "domain": {"name": env["OS_PROJECT_DOMAIN_NAME"]}}},
-    }}
-    resp = ks_session.Session().post(env["OS_AUTH_URL"] + "/auth/tokens", json=body,
-                                     authenticated=False)
-    return resp.headers["X-Subject-Token"], resp.json()
+def conf(localcloud_conf):
+    return localcloud_conf
 
 
 @pytest.fixture(scope="module")
 def demo(state_dir) -> RequestContext:
-    token, info = _token(state_dir, "demo")
+    token, info = support.localcloud_token(state_dir, "demo")
     body = info["token"]
     return RequestContext(auth_token=token, auth_token_info=info,
                           user_id=body["user"]["id"], project_id=body["project"]["id"],
