@@ -9,11 +9,12 @@ import orjson
 import pecan
 import webob
 from oslo_config import cfg
+from pecan import rest
 from wsme import exc as wsme_exc
 from wsme import types as wtypes
 from wsme.rest import json as wsjson
 
-from magnum_api import errors, microversion
+from magnum_api import errors, microversion, routing_cache
 from magnum_common import utils
 from magnum_common.context import RequestContext
 
@@ -27,6 +28,18 @@ api_opts = [
 CONF.register_opts(api_opts, group="api")
 
 _JSON_TYPES = frozenset(wsjson.accept_content_types)
+
+
+class RestController(rest.RestController):
+    """pecan's RestController for an app that uses pecan's thread-local request.
+
+    pecan asks, five times per request, whether the thread-local request exists (reading
+    ``request.path``, which re-quotes the URL) to decide how many leading handler
+    arguments to skip. Here it always does: skip ``self``.
+    """
+
+    def _get_args_for_controller(self, controller):
+        return routing_cache.getargspec(controller).args[1:]
 
 
 def expose():

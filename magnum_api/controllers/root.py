@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pecan import rest
-
 from magnum_api import microversion
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import V1Controller
 
 
-class RootController(rest.RestController):
+class RootController(base.RestController):
     v1 = V1Controller()
 
     @base.expose()

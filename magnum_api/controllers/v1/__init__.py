@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pecan
-from pecan import rest
 
 from magnum_api import errors, microversion
 from magnum_api.controllers import base
@@ -23,7 +22,7 @@ _RESOURCES = ("clustertemplates", "clusters", "quotas", "certificates", "mservic
 DOCS_URL = "http://docs.openstack.org/developer/magnum/dev/api-spec-v1.html"
 
 
-class V1Controller(rest.RestController):
+class V1Controller(base.RestController):
     clustertemplates = cluster_templates.ClusterTemplatesController()
     clusters = clusters.ClustersController()
     quotas = quotas.QuotasController()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from cryptography import x509
-from pecan import rest
 
 from magnum_api import policy
 from magnum_api.controllers import base
@@ -13,7 +12,7 @@ from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 
 
-class CertificatesController(rest.RestController):
+class CertificatesController(base.RestController):
 
     @base.expose()
     def get_one(self, cluster_ident, **_):

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pecan import rest
-
 from magnum_api import policy, queries
 from magnum_api.controllers import base
 from magnum_api.schemas import cluster_template as schema
@@ -40,7 +38,7 @@ def lookup_visible(ctx, ident: str):
     return row
 
 
-class ClusterTemplatesController(rest.RestController):
+class ClusterTemplatesController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str) -> Any:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pecan import rest
-
 from drivers import registry
 from magnum_api import errors, microversion, policy, queries
 from magnum_api.controllers import base
@@ -37,7 +35,7 @@ def driver_of(template) -> Any:
     return registry.get_driver_for_template(template)
 
 
-class ActionsController(rest.RestController):
+class ActionsController(base.RestController):
     """``POST /v1/clusters/{ident}/actions/{resize,upgrade}``."""
 
     _custom_actions = {"resize": ["POST"], "upgrade": ["POST"]}
@@ -100,7 +98,7 @@ class ActionsController(rest.RestController):
         return base.respond({"uuid": cluster.uuid}, status=202)
 
 
-class ClustersController(rest.RestController):
+class ClustersController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     actions = ActionsController()

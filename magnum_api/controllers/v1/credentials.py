@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pecan import rest
-
 from magnum_api import microversion, policy
 from magnum_api.controllers import base
 from magnum_common import conductor_api
 from magnum_common.db.clusters import clusters
 
 
-class CredentialsController(rest.RestController):
+class CredentialsController(base.RestController):
 
     @base.expose()
     def patch(self, cluster_ident, **_):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pecan import rest
 from wsme import exc as wsme_exc
 
 from magnum_api import policy
@@ -17,7 +16,7 @@ PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
 _CHANGEABLE = frozenset({"member_ids", "properties"})
 
 
-class FederationsController(rest.RestController):
+class FederationsController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str, detailed: bool):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pecan import rest
-
 from magnum_api import policy
 from magnum_api.controllers import base
 from magnum_api.schemas import misc
 from magnum_common.db import services
 
 
-class MagnumServicesController(rest.RestController):
+class MagnumServicesController(base.RestController):
 
     @base.expose()
     def get_all(self, **_):

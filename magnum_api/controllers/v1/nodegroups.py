@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pecan import rest
-
 from magnum_api import microversion, policy
 from magnum_api.controllers import base
 from magnum_api.schemas import nodegroup as schema
@@ -26,7 +24,7 @@ def _widen_for_admin(ctx, rule: str) -> None:
         ctx.all_tenants = True
 
 
-class NodeGroupController(rest.RestController):
+class NodeGroupController(base.RestController):
 
     @base.expose()
     def get_all(self, cluster_ident, **_):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pecan
-from pecan import rest
 
 from magnum_api import policy
 from magnum_api.controllers import base
@@ -20,7 +19,7 @@ def _not_found(project_id: str, resource: str) -> exception.QuotaNotFound:
     return exception.QuotaNotFound(msg=f"project_id {project_id} resource {resource}.")
 
 
-class QuotasController(rest.RestController):
+class QuotasController(base.RestController):
 
     @base.expose()
     def get_all(self, **_):

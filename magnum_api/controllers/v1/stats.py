@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pecan import rest
 from wsme import exc as wsme_exc
 
 from magnum_api import policy
@@ -11,7 +10,7 @@ from magnum_common import exception
 from magnum_common.db.clusters import clusters
 
 
-class StatsController(rest.RestController):
+class StatsController(base.RestController):
 
     @base.expose()
     def get_all(self, **_):
