@@ -28,11 +28,18 @@ def standin(standin_process):
 
 
 @pytest.fixture
-def conductor_options(standin):
-    """Options for in-process use; a topic of the test's own on the shared broker."""
+def conductor_options(standin, monkeypatch):
+    """Options for in-process use; a topic of the test's own on the shared broker.
+
+    The registry serves only the stand-in driver for the test, then the real drivers again
+    (other suites in the same worker need them).
+    """
+    from drivers import registry
+
     values = support.options(standin.url, f"magnum-conductor-test-{uuid.uuid4().hex[:8]}")
     support.apply_options(values)
-    standin_driver.install()
+    driver = standin_driver.StandinDriver()
+    monkeypatch.setattr(registry, "_extensions", lambda: {driver.name: driver})
     yield values
     support.forget_required_auth_options()
 

@@ -134,7 +134,8 @@ def _delete(heat: Any, stack_id: str) -> None:
 
 
 def install() -> StandinDriver:
-    """Make the registry serve the stand-in driver (and only it) in this process."""
+    """Make the registry serve the stand-in driver (and only it) for the rest of this process
+    (a conductor process started by the tests)."""
     driver = StandinDriver()
     registry._extensions = lambda: {driver.name: driver}
     return driver
