@@ -5,7 +5,8 @@ A GET only renders columns into JSON, and there ORM instances, one SELECT per re
 and a statement rebuilt on every request cost more than all the rest of the request. Here
 every statement is built once, with bind parameters for what varies between requests (so
 SQLAlchemy compiles it once), and returns rows, which the views read like the ORM objects
-(``row.uuid``).
+(``row.uuid``). A request's reads share one connection and one transaction
+(:func:`reading`).
 
 Visibility is the repositories' (tests/unit/api/test_queries.py holds them to agreement):
 an admin context with ``all_tenants`` sees every project; any other context sees its
@@ -17,6 +18,8 @@ non-admins.
 from __future__ import annotations
 
 import collections
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import sqlalchemy as sa
@@ -108,13 +111,24 @@ _NODEGROUPS_OF = sa.select(*(_NODEGROUP.c[name] for name in NODEGROUP_COLUMNS)).
 ).order_by(_NODEGROUP.c.id)
 
 
-def _lookup(context: RequestContext, statements: dict, repository: Any, ident: str) -> Row:
+@contextlib.contextmanager
+def reading() -> Iterator[sa.Connection]:
+    """A connection in a read transaction, for all the reads of one request.
+
+    A plain connection rather than an ORM session: no session to build and tear down, and
+    the transaction ends with one ROLLBACK (a session's rolls back, then the pool's again).
+    """
+    with db_api.get_engine().connect() as conn:
+        conn.begin()  # closing the connection rolls it back
+        yield conn
+
+
+def _lookup(conn: sa.Connection, context: RequestContext, statements: dict,
+            repository: Any, ident: str) -> Row:
     """One row by UUID, or by name when the identifier is not a UUID (two rows: 409)."""
     key = "uuid" if is_uuid_like(ident) else "name"
     statement = statements[(scope_kind(context), key)]
-    with db_api.reader(context) as session:
-        rows = session.connection().execute(
-            statement, {"ident": ident, **_scope_params(context)}).all()
+    rows = conn.execute(statement, {"ident": ident, **_scope_params(context)}).all()
     if not rows:
         raise repository.not_found(**{repository.not_found_arg: ident})
     if len(rows) > 1:
@@ -122,69 +136,67 @@ def _lookup(context: RequestContext, statements: dict, repository: Any, ident: s
     return rows[0]
 
 
-def _page(context: RequestContext, query: sa.Select, model: type, marker_statements: dict,
-          repository: Any, limit: int | None, marker: str | None, sort_key: str | None,
-          sort_dir: str | None) -> list[Row]:
+def _page(conn: sa.Connection, context: RequestContext, query: sa.Select, model: type,
+          marker_statements: dict, repository: Any, limit: int | None, marker: str | None,
+          sort_key: str | None, sort_dir: str | None) -> list[Row]:
     """A page after ``marker`` (a UUID the caller can see), as ``Repository.list``."""
     db_api.validate_sort(sort_key, sort_dir, model)
     sort_keys = [sort_key or "id"]
     if "id" not in sort_keys:
         sort_keys.append("id")
     params = _scope_params(context)
-    with db_api.reader(context) as session:
-        conn = session.connection()
-        marker_row = None
-        if marker is not None:
-            marker_row = conn.execute(marker_statements[(scope_kind(context), "uuid")],
-                                      {"ident": marker, **params}).first()
-            if marker_row is None:
-                raise repository.not_found(**{repository.not_found_arg: marker})
-        try:
-            query = sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
-                                                   marker=marker_row, sort_dir=sort_dir or "asc")
-        except db_exc.InvalidSortKey as exc:
-            raise exception.InvalidParameterValue(
-                err=f'The sort_key value "{sort_key}" is an invalid field for sorting'
-            ) from exc
-        return conn.execute(query, params).all()
+    marker_row = None
+    if marker is not None:
+        marker_row = conn.execute(marker_statements[(scope_kind(context), "uuid")],
+                                  {"ident": marker, **params}).first()
+        if marker_row is None:
+            raise repository.not_found(**{repository.not_found_arg: marker})
+    try:
+        query = sqlalchemyutils.paginate_query(query, model, limit, sort_keys,
+                                               marker=marker_row, sort_dir=sort_dir or "asc")
+    except db_exc.InvalidSortKey as exc:
+        raise exception.InvalidParameterValue(
+            err=f'The sort_key value "{sort_key}" is an invalid field for sorting'
+        ) from exc
+    return conn.execute(query, params).all()
 
 
-def template(context: RequestContext, ident: str) -> Row:
+def template(conn: sa.Connection, context: RequestContext, ident: str) -> Row:
     """A template by UUID or name, every column (as ``cluster_templates.get``)."""
-    return _lookup(context, _TEMPLATE_BY, cluster_templates, ident)
+    return _lookup(conn, context, _TEMPLATE_BY, cluster_templates, ident)
 
 
-def templates(context: RequestContext, limit: int | None = None, marker: str | None = None,
-              sort_key: str | None = None, sort_dir: str | None = None) -> list[Row]:
+def templates(conn: sa.Connection, context: RequestContext, limit: int | None = None,
+              marker: str | None = None, sort_key: str | None = None,
+              sort_dir: str | None = None) -> list[Row]:
     """A page of the templates the caller may list (as ``cluster_templates.list``)."""
     query = _TEMPLATE_LIST[(scope_kind(context), bool(context.is_admin))]
-    return _page(context, query, models.ClusterTemplate, _TEMPLATE_BY, cluster_templates,
-                 limit, marker, sort_key, sort_dir)
+    return _page(conn, context, query, models.ClusterTemplate, _TEMPLATE_BY,
+                 cluster_templates, limit, marker, sort_key, sort_dir)
 
 
-def cluster(context: RequestContext, ident: str) -> Row:
+def cluster(conn: sa.Connection, context: RequestContext, ident: str) -> Row:
     """A cluster by UUID or name: every column, and its template's ``template_labels``."""
-    return _lookup(context, _CLUSTER_BY, clusters, ident)
+    return _lookup(conn, context, _CLUSTER_BY, clusters, ident)
 
 
-def clusters_page(context: RequestContext, with_template_labels: bool,
+def clusters_page(conn: sa.Connection, context: RequestContext, with_template_labels: bool,
                   limit: int | None = None, marker: str | None = None,
                   sort_key: str | None = None, sort_dir: str | None = None) -> list[Row]:
     """A page of the caller's clusters (as ``clusters.list``), optionally with the labels
     of each one's template."""
     query = _CLUSTER_LIST[(scope_kind(context), with_template_labels)]
-    return _page(context, query, models.Cluster, _CLUSTER_BY, clusters, limit, marker,
+    return _page(conn, context, query, models.Cluster, _CLUSTER_BY, clusters, limit, marker,
                  sort_key, sort_dir)
 
 
-def nodegroups_of(context: RequestContext, cluster_uuids: list[str]) -> dict[str, list[Row]]:
+def nodegroups_of(conn: sa.Connection, cluster_uuids: list[str]) -> dict[str, list[Row]]:
     """The view columns of the node groups of many clusters, in one query, by cluster."""
     result: dict[str, list[Row]] = collections.defaultdict(list)
     if not cluster_uuids:
         return result
-    with db_api.reader(context) as session:
-        for row in session.connection().execute(_NODEGROUPS_OF, {"uuids": cluster_uuids}):
-            result[row.cluster_id].append(row)
+    for row in conn.execute(_NODEGROUPS_OF, {"uuids": cluster_uuids}):
+        result[row.cluster_id].append(row)
     return result
 
 

@@ -47,8 +47,9 @@ class ClusterTemplatesController(base.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         _widen_for_admin(ctx, rule + "_all_projects")
-        rows = queries.templates(ctx, limit=page.limit, marker=page.marker,
-                                 sort_key=page.sort_key, sort_dir=page.sort_dir)
+        with queries.reading() as conn:
+            rows = queries.templates(conn, ctx, limit=page.limit, marker=page.marker,
+                                     sort_key=page.sort_key, sort_dir=page.sort_dir)
         url = base.base_url()
         items = [schema.view(queries.as_dict(row), url) for row in rows]
         return base.respond(page.collection("clustertemplates", items, path,
@@ -69,7 +70,8 @@ class ClusterTemplatesController(base.RestController):
         base.check_query()
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
-        row = queries.template(ctx, ident)
+        with queries.reading() as conn:
+            row = queries.template(conn, ctx, ident)
         check_visible(ctx, row, ident)
         values = queries.as_dict(row)
         if not row.public:

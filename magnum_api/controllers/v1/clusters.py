@@ -17,7 +17,6 @@ from magnum_api.validation import quota
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
 from magnum_common import conductor_api, exception, states, utils
-from magnum_common.db import api as db_api
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
@@ -110,10 +109,11 @@ class ClustersController(base.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         widen_for_admin(ctx, rule + "_all_projects")
-        with db_api.reader(ctx):  # one connection and transaction for the whole page
-            rows = queries.clusters_page(ctx, detailed, limit=page.limit, marker=page.marker,
-                                         sort_key=page.sort_key, sort_dir=page.sort_dir)
-            groups = queries.nodegroups_of(ctx, [row.uuid for row in rows])
+        with queries.reading() as conn:
+            rows = queries.clusters_page(conn, ctx, detailed, limit=page.limit,
+                                         marker=page.marker, sort_key=page.sort_key,
+                                         sort_dir=page.sort_dir)
+            groups = queries.nodegroups_of(conn, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
         items = []
         for row in rows:
@@ -142,11 +142,11 @@ class ClustersController(base.RestController):
         base.check_query()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
-        with db_api.reader(ctx):  # one connection and transaction for both reads
-            values = queries.as_dict(queries.cluster(ctx, ident))
+        with queries.reading() as conn:
+            values = queries.as_dict(queries.cluster(conn, ctx, ident))
             template_labels = values.pop("template_labels")
             policy.authorize(ctx, "cluster:get", values)
-            groups = queries.nodegroups_of(ctx, [values["uuid"]])
+            groups = queries.nodegroups_of(conn, [values["uuid"]])
         return base.respond(schema.detail(values, groups.get(values["uuid"], []),
                                           template_labels, base.base_url(), base.version(),
                                           show=True))

@@ -67,27 +67,40 @@ def _outcome(lookup, ctx, ident):
         return (type(exc).__name__, exc.code)
 
 
+def _read(query, *args, **kwargs):
+    with queries.reading() as conn:
+        return query(conn, *args, **kwargs)
+
+
+def _template_row(ctx, ident):
+    return _read(queries.template, ctx, ident)
+
+
+def _cluster_row(ctx, ident):
+    return _read(queries.cluster, ctx, ident)
+
+
 @pytest.mark.parametrize("who", list(_contexts()))
 def test_template_lookups_and_listing_agree_with_the_repository(rows, who):
     ctx = _contexts()[who]
     templates, _ = rows
     for tpl in templates:
         for ident in (tpl.uuid, tpl.name):
-            assert _outcome(queries.template, ctx, ident) == \
+            assert _outcome(_template_row, ctx, ident) == \
                 _outcome(cluster_templates.get, ctx, ident)
-    row = queries.template(ctx, templates[0].uuid) if who != "other" else None
+    row = _read(queries.template, ctx, templates[0].uuid) if who != "other" else None
     if row is not None:
         assert queries.as_dict(row) == \
             cluster_templates.get(ctx, templates[0].uuid).as_dict()
     for sort_key, sort_dir in ((None, None), ("name", "desc"), ("public", "asc")):
         listed = [r.uuid for r in cluster_templates.list(ctx, sort_key=sort_key,
                                                          sort_dir=sort_dir)]
-        assert [r.uuid for r in queries.templates(ctx, sort_key=sort_key,
+        assert [r.uuid for r in _read(queries.templates, ctx, sort_key=sort_key,
                                                   sort_dir=sort_dir)] == listed
         for limit in (1, 2, 3):
             marker, paged = None, []
             while True:
-                page = queries.templates(ctx, limit=limit, marker=marker, sort_key=sort_key,
+                page = _read(queries.templates, ctx, limit=limit, marker=marker, sort_key=sort_key,
                                          sort_dir=sort_dir)
                 paged += [r.uuid for r in page]
                 if len(page) < limit:
@@ -103,26 +116,26 @@ def test_cluster_lookups_pages_and_nodegroups_agree_with_the_repository(rows, wh
     by_uuid = {t.uuid: t for t in templates}
     for cl in cluster_rows:
         for ident in (cl.uuid, cl.name):
-            assert _outcome(queries.cluster, ctx, ident) == _outcome(clusters.get, ctx, ident)
+            assert _outcome(_cluster_row, ctx, ident) == _outcome(clusters.get, ctx, ident)
     visible = clusters.list(ctx)
     for cl in visible:
-        values = queries.as_dict(queries.cluster(ctx, cl.uuid))
+        values = queries.as_dict(_read(queries.cluster, ctx, cl.uuid))
         template = by_uuid.get(cl.cluster_template_id)
         assert values.pop("template_labels") == (template.labels if template else {})
         assert values == clusters.get(ctx, cl.uuid).as_dict()
     for labels in (False, True):
         for sort_key, sort_dir in ((None, None), ("name", "desc"), ("status", "asc")):
             listed = [r.uuid for r in clusters.list(ctx, sort_key=sort_key, sort_dir=sort_dir)]
-            page = queries.clusters_page(ctx, labels, limit=4, sort_key=sort_key,
+            page = _read(queries.clusters_page, ctx, labels, limit=4, sort_key=sort_key,
                                          sort_dir=sort_dir)
             assert [r.uuid for r in page] == listed[:4]
             if len(page) == 4:
-                rest = queries.clusters_page(ctx, labels, limit=100, marker=page[-1].uuid,
+                rest = _read(queries.clusters_page, ctx, labels, limit=100, marker=page[-1].uuid,
                                              sort_key=sort_key, sort_dir=sort_dir)
                 assert [r.uuid for r in rest] == listed[4:]
     uuids = [cl.uuid for cl in visible]
     expected = clusters.nodegroups_of(None, uuids)
-    got = queries.nodegroups_of(ctx, uuids)
+    got = _read(queries.nodegroups_of, uuids)
     assert sorted(got) == sorted(expected)
     for uuid, groups in expected.items():
         assert [{c: getattr(g, c) for c in queries.NODEGROUP_COLUMNS} for g in groups] == \
@@ -133,8 +146,8 @@ def test_page_errors_are_the_repository_errors(rows):
     ctx = _contexts()["member"]
     other_project_cluster = next(c for c in rows[1] if c.project_id == P2)
     with pytest.raises(exception.ClusterNotFound):
-        queries.clusters_page(ctx, False, marker=other_project_cluster.uuid)
+        _read(queries.clusters_page, ctx, False, marker=other_project_cluster.uuid)
     with pytest.raises(exception.InvalidParameterValue, match="invalid field for sorting"):
-        queries.clusters_page(ctx, False, sort_key="no_such_column")
+        _read(queries.clusters_page, ctx, False, sort_key="no_such_column")
     with pytest.raises(exception.Conflict, match="Multiple ClusterTemplates"):
-        queries.template(ctx, "dup")
+        _read(queries.template, ctx, "dup")
