@@ -29,11 +29,12 @@ _cache: dict[Any, Any] = {}
 
 
 def getargspec(method: Any) -> Any:
+    """The shared spec: pecan copies ``args`` before it changes it (core.get_args)."""
     key = getattr(method, "__func__", method)
     spec = _cache.get(key)
     if spec is None:
         spec = _cache[key] = _original(method)
-    return spec._replace(args=list(spec.args))
+    return spec
 
 
 _full_cache: dict[Any, inspect.FullArgSpec] = {}
