@@ -21,7 +21,7 @@ server_opts = [
     cfg.PortOpt("port", default=9511, help="Port the API listens on."),
     cfg.IntOpt("workers", min=1,
                help="Worker processes of the API server; default: the number of CPUs."),
-    cfg.IntOpt("threads", default=2, min=1,
+    cfg.IntOpt("threads", default=4, min=1,
                help="Threads per worker (each serves one connection at a time)."),
     cfg.IntOpt("keepalive", default=5, min=0,
                help="Seconds an idle HTTP keep-alive connection is kept open."),
