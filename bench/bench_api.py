@@ -14,8 +14,10 @@ times over:
   size, and statements compiled anew per request (SQLAlchemy cache misses) target: 0
 * RSS of each worker                                                       target <= 120 MB
 
-The machine is shared: every run prints the 1-minute load average beside its numbers, and
-the summary table gives the median over the runs with the range and the load averages seen.
+The machine is shared: every run prints the 1-minute load average beside its numbers, the
+summary table gives the median over the runs with each run's value and load average, and
+the CPU use of other work is sampled before and after (the load average also counts the
+bench's own processes and tasks blocked on I/O).
 Numbers are printed, never asserted. Needs MariaDB on 127.0.0.1:3306 (root, no password).
 """
 
@@ -57,6 +59,26 @@ TARGETS = {LIST_TEMPLATES: (60.0, False), CLUSTER_PAGE: (25.0, False),
 
 def load() -> float:
     return os.getloadavg()[0]
+
+
+def cpu_busy(seconds: float = 1.0) -> float:
+    """Percent of all CPUs busy over ``seconds`` (sampled while the bench itself is idle,
+    this is what other work on the machine takes)."""
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            values = [int(v) for v in f.readline().split()[1:]]
+        idle = values[3] + values[4]
+        return sum(values) - idle, sum(values)
+
+    busy0, total0 = sample()
+    time.sleep(seconds)
+    busy1, total1 = sample()
+    return 100.0 * (busy1 - busy0) / max(1, total1 - total0)
+
+
+def machine() -> str:
+    return (f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
+            f"CPUs busy {cpu_busy():.0f}% (of {os.cpu_count()})")
 
 
 def seed(templates: int = TEMPLATES, clusters: int = CLUSTERS) -> tuple[str, str]:
@@ -173,7 +195,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(port: int, workers: int) -> tuple[subprocess.Popen, str, str]:
+def start_server(port: int, workers: int, threads: int | None = None
+                 ) -> tuple[subprocess.Popen, str, str]:
     conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
     conf.write(f"""[DEFAULT]
 auth_strategy = noauth
@@ -184,6 +207,7 @@ connection = {DB_URL}
 host = 127.0.0.1
 port = {port}
 workers = {workers}
+{f"threads = {threads}" if threads else ""}
 validate_images = false
 validate_flavors = false
 validate_networks = false
@@ -325,14 +349,15 @@ def print_table(runs: list[dict[str, tuple[float, float]]]) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int,
+                        help="threads per worker (default: the server's default)")
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="length of each throughput measurement")
     parser.add_argument("--runs", type=int, default=3, help="measurement rounds")
     parser.add_argument("--no-seed", action="store_true",
                         help="reuse magnum_bench when it holds the expected rows")
     args = parser.parse_args()
-    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
-          f"on {os.cpu_count()} CPUs", flush=True)
+    print(f"machine at start: {machine()}", flush=True)
     rows = seeded() if args.no_seed else None
     if rows is None:
         print(f"seeding MariaDB ({TEMPLATES:,} templates, {CLUSTERS:,} clusters)...",
@@ -344,7 +369,7 @@ def main() -> None:
                          "/v1/clusters?limit=5", "/v1/clusters/detail?limit=50",
                          "/v1/clusters/detail?limit=5"])
     port = free_port()
-    proc, conf, log = start_server(port, args.workers)
+    proc, conf, log = start_server(port, args.workers, args.threads)
     runs = []
     try:
         wait_for_workers(proc.pid, args.workers)
@@ -366,7 +391,7 @@ def main() -> None:
     for path, (statements, compiled) in counts.items():
         shown = path.replace(tpl, "{uuid}").replace(cluster, "{uuid}")
         print(f"  GET {shown:40s} {statements} statements, {compiled} compiled anew")
-    print(f"\nload average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nmachine at end: {machine()}")
     print(json.dumps({"median": summary, "runs": runs, "worker_rss_mb": rss,
                       "sql": {p.replace(tpl, "{uuid}").replace(cluster, "{uuid}"): c
                               for p, c in counts.items()}}))
