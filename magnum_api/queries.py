@@ -4,9 +4,9 @@ The repositories (magnum_common.db) return ORM objects, as the read-modify-write
 A GET only renders columns into JSON, and there ORM instances, one SELECT per related table
 and a statement rebuilt on every request cost more than all the rest of the request. Here
 every statement is built once, with bind parameters for what varies between requests (so
-SQLAlchemy compiles it once), and returns rows, which the views read like the ORM objects
-(``row.uuid``). A request's reads share one connection and one transaction
-(:func:`reading`).
+SQLAlchemy compiles it once), and returns rows; :func:`as_dict` gives the column dict the
+views and the policy targets take. A request's reads share one connection and one
+transaction (:func:`reading`).
 
 Visibility is the repositories' (tests/unit/api/test_queries.py holds them to agreement):
 an admin context with ``all_tenants`` sees every project; any other context sees its
