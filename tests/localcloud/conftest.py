@@ -23,18 +23,41 @@ UP_TIMEOUT = int(os.environ.get("LOCALCLOUD_UP_TIMEOUT", "1500"))
 STACK_TIMEOUT = int(os.environ.get("LOCALCLOUD_STACK_TIMEOUT", "300"))
 
 
+TIERS = ("lite", "full")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "localcloud: needs the local cloud (devstack/local)")
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"{tier}_tier: runs only on the {tier} tier")
+
+
+def running_tier() -> str:
+    """The tier this run tests: the one the state directory says is up, else the default
+    (``lite``, what ``localcloud up`` brings) or ``MAGNUM_LOCALCLOUD_TIER``."""
+    state = Path(os.environ.get("MAGNUM_LOCALCLOUD_DIR", REPO / ".localcloud"))
+    recorded = state / "tier"
+    if recorded.exists():
+        return recorded.read_text().strip()
+    return os.environ.get("MAGNUM_LOCALCLOUD_TIER", "lite")
 
 
 def pytest_collection_modifyitems(config, items):
     """Mark the tests of this folder that need the running cloud (those using the
-    ``localcloud`` fixture, directly or through another fixture)."""
+    ``localcloud`` fixture, directly or through another fixture), and select the tests of
+    the tier under test: the other tier's tests run in its own session (tox -e e2e-full)."""
     here = Path(__file__).resolve().parent
+    tier = running_tier()
+    selected, deselected = [], []
     for item in items:
         if here in Path(str(item.fspath)).resolve().parents and \
                 "localcloud" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.localcloud)
+        other = [t for t in TIERS if t != tier and item.get_closest_marker(f"{t}_tier")]
+        (deselected if other else selected).append(item)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected
 
 
 def _session(cloud: dict):
@@ -47,18 +70,6 @@ def _session(cloud: dict):
 @pytest.fixture(scope="session")
 def tier(localcloud) -> str:
     return localcloud["status"]["tier"]
-
-
-@pytest.fixture
-def lite_only(tier):
-    if tier != "lite":
-        pytest.skip("stubbed leaf types exist only in the lite tier (running: %s)" % tier)
-
-
-@pytest.fixture
-def full_only(tier):
-    if tier != "full":
-        pytest.skip("needs `localcloud up --tier full` (running: %s)" % tier)
 
 
 @pytest.fixture(scope="session")

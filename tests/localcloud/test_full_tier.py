@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-pytestmark = pytest.mark.usefixtures("full_only")
+pytestmark = pytest.mark.full_tier
 
 
 def test_seed_data(admin_session, demo_session):

@@ -94,7 +94,7 @@ def test_missing_flavor_on_a_server_resource_is_refused(heat_demo, stacks, stack
     assert "missing-x" in str(err.value)
 
 
-@pytest.mark.usefixtures("lite_only")
+@pytest.mark.lite_tier
 def test_other_values_are_accepted(heat_demo, stacks, stack_name, lc):
     # anything but missing-* passes the stubbed constraints, the image is checked by real Glance
     with pytest.raises(exc.HTTPBadRequest) as err:
@@ -106,11 +106,10 @@ def test_other_values_are_accepted(heat_demo, stacks, stack_name, lc):
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
 
 
-@pytest.mark.parametrize("how", ["flavor", "metadata"])
+@pytest.mark.parametrize("how", [
+    "flavor", pytest.param("metadata", marks=pytest.mark.lite_tier)])  # lite's switch only
 def test_fail_switch_gives_create_failed_naming_the_server(heat_demo, stacks, stack_name, lc,
                                                             how, tier):
-    if tier == "full" and how == "metadata":
-        pytest.skip("the metadata switch exists only in the lite tier")
     params = {"node_count": 2}
     if how == "flavor":
         params["flavor"] = "fail.small"
@@ -153,7 +152,7 @@ def test_software_deployment_is_signalled(heat_demo, stacks, stack_name, lc):
     lc.wait_deleted(heat_demo, sid)
 
 
-@pytest.mark.usefixtures("lite_only")
+@pytest.mark.lite_tier
 def test_loadbalancer_facade_has_vip(heat_demo, stacks, stack_name, lc):
     body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("lb.yaml"))
     sid = body["stack"]["id"]
@@ -169,7 +168,7 @@ def test_loadbalancer_facade_has_vip(heat_demo, stacks, stack_name, lc):
     lc.wait_deleted(heat_demo, sid)
 
 
-@pytest.mark.usefixtures("lite_only")
+@pytest.mark.lite_tier
 def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc):
     body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("shapes.yaml"))
     sid = body["stack"]["id"]
