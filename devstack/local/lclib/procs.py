@@ -150,31 +150,7 @@ def _group_members(pgid):
 
 def stop(layout, name, timeout=15):
     """Stop the process group we started for `name`; True if something was stopped."""
-    pid = running_pid(layout, name)
-    if not pid:
-        _remove(layout.pidfile(name))
-        return False
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if not _group_members(pid):
-            break
-        time.sleep(0.2)
-    else:
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    # reap if it happens to be our child
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-    _remove(layout.pidfile(name))
-    return True
+    return bool(stop_many(layout, [name], timeout))
 
 
 def stop_many(layout, names, timeout=15):
