@@ -6,15 +6,17 @@ from typing import Any
 
 from drivers.base import StackOutputs
 from drivers.heat import stack_ops
-from drivers.heat.parameters import cluster_labels, default_worker, master_nodegroup
+from drivers.heat.parameters import api_port, cluster_labels, default_worker, master_nodegroup
 
 
 def api_url(address: str | None, tls_disabled: bool) -> str | None:
-    """``https://ip:6443``, or ``http://ip:8080`` when the template disables TLS."""
+    """``https://ip:6443``, or ``http://ip:8080`` when the template disables TLS: the port
+    the stack's ``kubernetes_port`` parameter gave the API load balancer's client listener."""
     if not address:
         return None
     host = f"[{address}]" if ":" in address and not address.startswith("[") else address
-    return f"http://{host}:8080" if tls_disabled else f"https://{host}:6443"
+    scheme = "http" if tls_disabled else "https"
+    return f"{scheme}://{host}:{api_port(tls_disabled)}"
 
 
 def _addresses(values: Any) -> list[str]:

@@ -74,6 +74,11 @@ CONF.register_opts(cinder_opts, group="cinder")
 CONF.register_opts(kubernetes_opts, group="kubernetes")
 CONF.register_opts(docker_registry_opts, group="docker_registry")
 
+#: The API server's TLS port: every node component (kubelet, kube-proxy, add-ons) uses it.
+API_TLS_PORT = 6443
+#: The plain-HTTP port clients use when the cluster template disables TLS.
+API_HTTP_PORT = 8080
+
 DEFAULT_KEYSTONE_POLICY = [{
     "users": {"projects": ["$PROJECT_ID"], "roles": ["member"]},
     "resource_permissions": {"*/*": ["*"]},
@@ -111,6 +116,8 @@ class Features:
     master_docker_volume: bool = False
     worker_docker_volume: bool = False
     boot_volume: bool = False
+    #: The API load balancer then carries the clients' plain-HTTP port and the nodes' TLS port.
+    tls_disabled: bool = False
 
     def key(self) -> tuple:
         return dataclasses.astuple(self)
@@ -192,7 +199,13 @@ def features(cluster: Any, template: Any, nodegroups: list[Any],
         worker_docker_volume=_size(_first(worker.docker_volume_size,
                                           cluster.docker_volume_size)) > 0,
         boot_volume=boot_volume_size(labels) > 0,
+        tls_disabled=bool(template.tls_disabled),
     )
+
+
+def api_port(tls_disabled: bool) -> int:
+    """The port ``api_address`` names: clients' plain HTTP when TLS is off, else TLS."""
+    return API_HTTP_PORT if tls_disabled else API_TLS_PORT
 
 
 def _auth_url(res: ClusterResources) -> str:
@@ -304,7 +317,6 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "MIN_NODE_COUNT": str(min_count),
         "MAX_NODE_COUNT": str(max_count),
         "TLS_DISABLED": str(tls_disabled).lower(),
-        "KUBE_API_PORT": "8080" if tls_disabled else "6443",
         "NETWORK_DRIVER": template.network_driver or "flannel",
         "VOLUME_DRIVER": template.volume_driver or "",
         "PODS_NETWORK_CIDR": _pods_cidr(template, cluster_lbls),
@@ -408,7 +420,7 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "docker_volume_type": _volume_type(labels.get("docker_volume_type"),
                                            CONF.cinder.default_docker_volume_type,
                                            max(master_docker, worker_docker)),
-        "kubernetes_port": 8080 if tls_disabled else 6443,
+        "kubernetes_port": api_port(tls_disabled),
         "loadbalancing_protocol": "HTTP" if tls_disabled else "TCP",
         "master_lb_allowed_cidrs": _allowed_cidrs(labels),
         "octavia_provider": labels["octavia_provider"],

@@ -8,8 +8,6 @@ set -euo pipefail
 
 server=$(api_server_url)
 is_master && server="https://127.0.0.1:6443"
-is_true "${TLS_DISABLED:-false}" && ! is_master && \
-    server="https://${API_PRIVATE_ADDRESS}:6443"
 kubeconfig "$KUBE_DIR/kubelet.conf" kubelet "$server"
 kubeconfig "$KUBE_DIR/kube-proxy.conf" kube-proxy "$server"
 

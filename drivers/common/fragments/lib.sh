@@ -135,10 +135,9 @@ KUBECONFIG
     chmod 600 "$file"
 }
 
-api_server_url() {
-    local scheme=https
-    is_true "${TLS_DISABLED:-false}" && scheme=http
-    echo "$scheme://${API_PRIVATE_ADDRESS}:${KUBE_API_PORT:-6443}"
-}
+# The API as node components reach it: always TLS on 6443 with the node's own certificate.
+# A template with TLS disabled only adds a plain-HTTP port (8080) for clients; the API load
+# balancer of such a cluster carries both.
+api_server_url() { echo "https://${API_PRIVATE_ADDRESS}:6443"; }
 
 kubectl_admin() { "$BIN_DIR/kubectl" --kubeconfig "$KUBE_DIR/admin.conf" "$@"; }

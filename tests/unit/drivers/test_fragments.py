@@ -104,3 +104,23 @@ def test_bootstrap_env_is_read_back_exactly_by_bash(tmp_path):
         ["bash", "-c", 'set -a; . "$1"; printf "%s\\0%s" "$KUBELET_OPTIONS" "$TRUSTEE_PASSWORD"',
          "bash", str(env_file)], capture_output=True, text=True, check=True).stdout
     assert out.split("\0") == ["--x='y z' \"$HOME\" `id`", "s3cr'et \"pw\""]
+
+
+def _bash(script: str, env: dict[str, str]) -> str:
+    """Run ``script`` in bash from the fragments directory with exactly ``env`` set."""
+    result = subprocess.run(["bash", "-c", script], cwd=bootstrap.FRAGMENTS_DIR, env={
+        "PATH": "/usr/bin:/bin", **env}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("tls_disabled", [False, True])
+def test_nodes_reach_the_api_over_tls_whether_or_not_the_template_disables_it(tls_disabled):
+    """Kubelets authenticate with certificates, which the plain-HTTP port cannot carry."""
+    ct = support.template(tls_disabled=tls_disabled, master_lb_enabled=True)
+    cl = support.cluster(ct)
+    p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct,
+                                      support.default_nodegroups(cl), None)
+    env = parameters.decode_env(p["worker_bootstrap_env"])
+    url = _bash(". ./lib.sh; api_server_url", dict(env, API_PRIVATE_ADDRESS="10.0.0.9"))
+    assert url.strip() == f"https://10.0.0.9:{parameters.API_TLS_PORT}"

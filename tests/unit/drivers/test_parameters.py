@@ -72,7 +72,8 @@ def test_tls_disabled_calico_and_proxies():
     assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (8080, "HTTP")
     assert p["pods_network_cidr"] == "10.200.0.0/16"
     env = parameters.decode_env(p["master_bootstrap_env"])
-    assert env["NO_PROXY"] == "localhost,10.0.0.0/24" and env["KUBE_API_PORT"] == "8080"
+    assert env["NO_PROXY"] == "localhost,10.0.0.0/24" and env["TLS_DISABLED"] == "true"
+    assert parameters.features(cl, ct, ngs).tls_disabled
 
 
 def test_lb_allowed_cidrs_get_the_subnet_and_cert_api_ships_the_ca_key():

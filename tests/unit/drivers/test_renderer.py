@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from drivers import registry
-from drivers.heat import bootstrap, parameters, renderer
+from drivers.heat import bootstrap, outputs, parameters, renderer
 from drivers.heat.parameters import Features
 from tests.unit.drivers import support
 
@@ -194,3 +194,56 @@ def test_security_groups_stay_within_a_small_rule_budget():
     pairs = {(r["properties"]["security_group"]["get_resource"],
               r["properties"].get("remote_group", {}).get("get_resource")) for r in separate}
     assert ("secgroup_kube_minion", "secgroup_kube_minion") in pairs  # worker <-> worker VXLAN
+
+
+@pytest.mark.parametrize("tls_disabled", [False, True])
+def test_api_lb_carries_the_port_api_address_names_and_the_nodes_tls_port(tls_disabled):
+    """Clients use api_address (plain HTTP 8080 when TLS is off); nodes always use 6443."""
+    ct = support.template(master_lb_enabled=True, floating_ip_enabled=True,
+                          tls_disabled=tls_disabled)
+    cl = support.cluster(ct, stack_id="s1")
+    ngs = support.default_nodegroups(cl, 3, 2)
+    feats = parameters.features(cl, ct, ngs)
+    rendered = renderer.render_cluster("k8s_fedora_coreos_v1", feats)
+    res = _yaml(rendered.template)["resources"]
+    p = parameters.cluster_parameters(support.Resources(), registry.all_drivers()[
+        "k8s_fedora_coreos_v1"].profile, cl, ct, ngs, None)
+
+    def value(ref):
+        return p[ref["get_param"]] if isinstance(ref, dict) else ref
+
+    listeners = {value(r["properties"]["protocol_port"]): (name, value(r["properties"]["protocol"]))
+                 for name, r in res.items() if r["type"] == "OS::Octavia::Listener"}
+    pools = {r["properties"]["listener"]["get_resource"]: name
+             for name, r in res.items() if r["type"] == "OS::Octavia::Pool"}
+    monitored = {r["properties"]["pool"]["get_resource"]
+                 for r in res.values() if r["type"] == "OS::Octavia::HealthMonitor"}
+    # The client listener is on the port the row's api_address will carry ...
+    api_address = outputs.api_url("172.24.4.50", tls_disabled)
+    client_port = int(api_address.rsplit(":", 1)[1])
+    assert api_address.startswith("http://" if tls_disabled else "https://")
+    assert listeners[client_port] == ("api_listener", "HTTP" if tls_disabled else "TCP")
+    # ... and the nodes' TLS port is always served, with a pool and a monitor behind each.
+    assert listeners[6443][1] == "TCP"
+    assert set(listeners) == ({8080, 6443} if tls_disabled else {6443})
+    assert set(pools) == {name for name, _ in listeners.values()}
+    assert monitored == set(pools.values())
+    # Every master joins every pool on the port its listener serves.
+    master = _yaml(rendered.files["master.yaml"])
+    passed = res["kube_masters"]["properties"]["resource_def"]["properties"]
+    member_ports = {}
+    for r in master["resources"].values():
+        if r["type"] == "OS::Octavia::PoolMember":
+            pool = passed[r["properties"]["pool"]["get_param"]]["get_resource"]
+            port = r["properties"]["protocol_port"]
+            if isinstance(port, dict):  # a master parameter the cluster passes on
+                port = value(passed[port["get_param"]])
+            member_ports[pool] = port
+    assert member_ports == {pools[name]: port for port, (name, _) in listeners.items()}
+    # Workers reach the API through the LB's private address, on the TLS port.
+    assert res["default_worker"]["properties"]["api_private_address"] == {
+        "get_attr": ["api_lb", "vip_address"]}
+    master_rules = {(r.get("port_range_min"), r.get("port_range_max"))
+                    for r in res["secgroup_kube_master"]["properties"]["rules"]}
+    assert (6443, 6443) in master_rules
+    assert ((8080, 8080) in master_rules) is tls_disabled
