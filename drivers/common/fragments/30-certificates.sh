@@ -33,6 +33,9 @@ issue_cert apiserver-kubelet-client kube-apiserver-kubelet-client system:masters
 issue_cert admin admin system:masters ""
 issue_cert controller-manager system:kube-controller-manager "" ""
 issue_cert scheduler system:kube-scheduler "" ""
+# The API server's identity towards aggregated APIs (metrics-server), which trust the
+# cluster CA for exactly this name (--requestheader-allowed-names).
+issue_cert front-proxy-client front-proxy-client "" ""
 issue_cert etcd "etcd-${NODE_NAME}" "" "IP:${NODE_IP},IP:127.0.0.1,DNS:localhost"
 
 echo "$KUBE_SA_KEY" | base64 -d > "$PKI_DIR/sa.pub"

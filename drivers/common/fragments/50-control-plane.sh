@@ -78,6 +78,11 @@ static_pod kube-apiserver "${prefix}kube-apiserver:${KUBE_TAG}" "kube-apiserver
  --service-account-key-file=$PKI_DIR/sa.pub --service-account-signing-key-file=$PKI_DIR/sa.key
  --service-account-issuer=https://kubernetes.default.svc
  --authorization-mode=${authz} --enable-admission-plugins=${ADMISSION_CONTROL_LIST}
+ --requestheader-client-ca-file=$PKI_DIR/ca.crt --requestheader-allowed-names=front-proxy-client
+ --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group
+ --requestheader-extra-headers-prefix=X-Remote-Extra-
+ --proxy-client-cert-file=$PKI_DIR/front-proxy-client.crt
+ --proxy-client-key-file=$PKI_DIR/front-proxy-client.key
  ${webhook_args} ${KUBEAPI_OPTIONS:-}"
 
 static_pod kube-controller-manager "${prefix}kube-controller-manager:${KUBE_TAG}" "kube-controller-manager
