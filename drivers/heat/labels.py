@@ -39,11 +39,13 @@ class Label:
     choices: tuple[str, ...] = ()
     #: Case-insensitive enumerations are compared (and passed on) lower-cased.
     fold_case: bool = False
+    #: The oldest release a VERSION label may name (what the node scripts can deploy).
+    minimum: tuple[int, int, int] | None = None
 
 
 def _l(name: str, default: str | None, kind: str = STR, choices: Iterable[str] = (),
-       fold_case: bool = False) -> Label:
-    return Label(name, default, kind, tuple(choices), fold_case)
+       fold_case: bool = False, minimum: tuple[int, int, int] | None = None) -> Label:
+    return Label(name, default, kind, tuple(choices), fold_case, minimum)
 
 
 _ADMISSION = ("NodeRestriction,NamespaceLifecycle,LimitRanger,ServiceAccount,ResourceQuota,"
@@ -120,7 +122,9 @@ LABELS: dict[str, Label] = {lb.name: lb for lb in (
     _l("ingress_controller", "", ENUM, ("", "octavia", "nginx", "traefik"), True),
     _l("ingress_controller_role", "ingress"),
     _l("octavia_ingress_controller_tag", "v1.31.1"),
-    _l("traefik_ingress_controller_tag", "v3.2.1"),
+    # The node scripts run Traefik with v2/v3 flags; v2 releases before 2.5 predate
+    # Kubernetes 1.22, the first to serve Ingresses only as networking.k8s.io/v1.
+    _l("traefik_ingress_controller_tag", "v3.2.1", VERSION, minimum=(2, 5, 0)),
     _l("nginx_ingress_controller_tag", "v1.11.3"),
     _l("nginx_ingress_controller_chart_tag", "4.11.3"),
     # --- add-ons ---------------------------------------------------------------------------
@@ -224,6 +228,9 @@ def _check(label: Label, value: str) -> None:
     elif label.kind == VERSION:
         if not _VERSION_RE.match(text):
             raise _invalid(label.name, value, "a version such as v1.31.4")
+        if label.minimum and parse_version(text) < label.minimum:
+            oldest = "v" + ".".join(map(str, label.minimum))
+            raise _invalid(label.name, value, f"{oldest} or later")
     elif label.kind == ENUM:
         probe = text.lower() if label.fold_case else text
         choices = [c.lower() for c in label.choices] if label.fold_case else label.choices

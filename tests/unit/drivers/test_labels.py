@@ -65,6 +65,8 @@ def test_defaults_are_of_the_kubernetes_1_31_era(name, minor):
     ("cert_manager_api", "maybe"), ("etcd_volume_size", "-1"), ("etcd_volume_size", "big"),
     ("flannel_network_cidr", "10.100.0.0/33"), ("master_lb_allowed_cidrs", "1.2.3.0/24,x"),
     ("kube_tag", "latest"),
+    # Releases the node scripts cannot run: v1 has other flags, pre-2.5 predates k8s 1.22.
+    ("traefik_ingress_controller_tag", "v1.7.28"), ("traefik_ingress_controller_tag", "v2.4.0"),
 ])
 def test_invalid_values_are_refused_with_a_400(name, value):
     with pytest.raises(exception.InvalidParameterValue) as err:
@@ -78,6 +80,7 @@ def test_invalid_values_are_refused_with_a_400(name, value):
     ("calico_ipv4pool_ipip", "CrossSubnet"), ("cert_manager_api", "True"),
     ("etcd_volume_size", "10"), ("master_lb_allowed_cidrs", "1.2.3.0/24, 10.0.0.0/8"),
     ("kube_tag", "v1.30.2-rancher1"), ("my_operator_label", "anything"),
+    ("traefik_ingress_controller_tag", "v2.5.0"), ("traefik_ingress_controller_tag", "3.2.1"),
     ("boot_volume_size", ""),
 ])
 def test_valid_and_unknown_values_pass(name, value):
