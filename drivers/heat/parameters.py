@@ -79,6 +79,12 @@ API_TLS_PORT = 6443
 #: The plain-HTTP port clients use when the cluster template disables TLS.
 API_HTTP_PORT = 8080
 
+#: sha256 of the linux-amd64 helm client tarball per helm_client_tag: the default release
+#: is checked against a value fixed here, not one downloaded from the same place.
+HELM_CLIENT_SHA256 = {
+    "v3.16.3": "f5355c79190951eed23c5432a3b920e071f4c00a64f75e077de0dd4cb7b294ea",
+}
+
 DEFAULT_KEYSTONE_POLICY = [{
     "users": {"projects": ["$PROJECT_ID"], "roles": ["member"]},
     "resource_permissions": {"*/*": ["*"]},
@@ -267,6 +273,20 @@ def _allowed_cidrs(labels: dict[str, str]) -> list[str]:
     return given + [labels["fixed_subnet_cidr"]] if given else []
 
 
+def _scaling_bounds(nodegroup: Any, labels: dict[str, str]) -> tuple[Any, Any]:
+    """A node group's autoscaling range: its own min/max, else the labels, else 0..count+1."""
+    return (_first(_attr(nodegroup, "min_node_count"), labels.get("min_node_count"), 0),
+            _first(_attr(nodegroup, "max_node_count"), labels.get("max_node_count"),
+                   int(nodegroup.node_count or 0) + 1))
+
+
+def _helm_client_sha256(labels: dict[str, str]) -> str:
+    """The label's checksum; the pinned one for a known tag fetched from get.helm.sh."""
+    if labels.get("helm_client_sha256") or labels.get("helm_client_url"):
+        return labels.get("helm_client_sha256", "")
+    return HELM_CLIENT_SHA256.get(labels.get("helm_client_tag", ""), "")
+
+
 def _kube_tag(labels: dict[str, str], cluster: Any) -> str:
     return labels.get("kube_tag") or cluster.coe_version or label_table.LABELS["kube_tag"].default
 
@@ -287,9 +307,9 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
     if ingress == "octavia" and not octavia:
         raise exception.InvalidParameterValue(
             err="ingress_controller=octavia needs Octavia in the service catalog.")
-    min_count = _first(_attr(nodegroup, "min_node_count"), labels.get("min_node_count"), 0)
-    max_count = _first(_attr(nodegroup, "max_node_count"), labels.get("max_node_count"),
-                       int(nodegroup.node_count or 0) + 1)
+    worker = default_worker(nodegroups)
+    worker_min, worker_max = _scaling_bounds(worker,
+                                             nodegroup_labels(cluster, template, worker))
     env.update({
         "KUBE_TAG": _kube_tag(labels, cluster),
         "CLUSTER_UUID": cluster.uuid,
@@ -314,8 +334,9 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "NODEGROUP_ROLE": _ng_role(nodegroup),
         "IS_MASTER": str(is_master).lower(),
         "NUMBER_OF_MASTERS": str(master.node_count or 1),
-        "MIN_NODE_COUNT": str(min_count),
-        "MAX_NODE_COUNT": str(max_count),
+        # The first master runs the cluster autoscaler, which scales the default workers.
+        "AUTOSCALER_NODES": f"{worker_min}:{worker_max}:{worker.name}",
+        "HELM_CLIENT_SHA256": _helm_client_sha256(labels),
         "TLS_DISABLED": str(tls_disabled).lower(),
         "NETWORK_DRIVER": template.network_driver or "flannel",
         "VOLUME_DRIVER": template.volume_driver or "",

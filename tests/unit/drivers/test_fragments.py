@@ -16,7 +16,7 @@ FRAGMENTS = bootstrap.fragment_paths()
 # ${NAME} / $NAME of upper-case settings; ${NAME:-default} reads are optional.
 _REQUIRED = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)(?![A-Z0-9_]*:-)\}?")
 _LOCAL = re.compile(r"^\s*(?:readonly\s+)?([A-Z][A-Z0-9_]*)=", re.M)
-_BASH = {"HOME", "PATH"}
+_BASH = {"HOME", "PATH", "BASH_SOURCE"}
 
 
 def test_fragments_exist_in_run_order():
@@ -124,3 +124,17 @@ def test_nodes_reach_the_api_over_tls_whether_or_not_the_template_disables_it(tl
     env = parameters.decode_env(p["worker_bootstrap_env"])
     url = _bash(". ./lib.sh; api_server_url", dict(env, API_PRIVATE_ADDRESS="10.0.0.9"))
     assert url.strip() == f"https://10.0.0.9:{parameters.API_TLS_PORT}"
+
+
+def test_aggregated_apis_get_a_front_proxy_identity_the_api_server_trusts():
+    """metrics-server is an aggregated API: the API server must forward with a client
+    certificate whose name its --requestheader-allowed-names accepts."""
+    control_plane = (bootstrap.FRAGMENTS_DIR / "50-control-plane.sh").read_text()
+    certificates = (bootstrap.FRAGMENTS_DIR / "30-certificates.sh").read_text()
+    allowed = re.search(r"--requestheader-allowed-names=(\S+)", control_plane).group(1)
+    cert = re.search(r"--proxy-client-cert-file=\$PKI_DIR/(\S+)\.crt", control_plane).group(1)
+    key = re.search(r"--proxy-client-key-file=\$PKI_DIR/(\S+)\.key", control_plane).group(1)
+    assert cert == key
+    issued = re.search(rf"^issue_cert {re.escape(cert)} (\S+) ", certificates, re.M)
+    assert issued and issued.group(1) in allowed.split(",")
+    assert "--requestheader-client-ca-file=$PKI_DIR/ca.crt" in control_plane

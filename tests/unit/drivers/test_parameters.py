@@ -60,7 +60,8 @@ def test_bootstrap_env_round_trips_any_characters():
     assert (master["IS_MASTER"], worker["IS_MASTER"]) == ("true", "false")
     assert master["KEYSTONE_AUTH_DEFAULT_POLICY"] and not worker["KEYSTONE_AUTH_DEFAULT_POLICY"]
     assert master["CA_KEY"] == "" and master["CONTAINERD_SOURCE"] == "image"
-    assert worker["MAX_NODE_COUNT"] == "3" and worker["NODEGROUP_NAME"] == "default-worker"
+    assert worker["NODEGROUP_NAME"] == "default-worker"
+    assert master["AUTOSCALER_NODES"] == "0:3:default-worker"  # count 2, one more
     assert master["SSH_PUBLIC_KEY"].startswith("ssh-rsa")
 
 
@@ -142,7 +143,7 @@ def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cl
     assert p["kube_tag"] == "v1.31.3" and p["availability_zone"] == "az2"
     env = parameters.decode_env(p["bootstrap_env"])
     assert env["PORTAL_NETWORK_CIDR"] == "10.254.0.0/16"
-    assert env["MAX_NODE_COUNT"] == "7" and env["CONTAINERD_SOURCE"] == "package"
+    assert env["NODEGROUP_NAME"] == "gpu" and env["CONTAINERD_SOURCE"] == "package"
 
 
 def test_features_follow_the_cluster_over_the_template():
