@@ -8,11 +8,8 @@ SQLAlchemy compiles it once), and returns rows; :func:`as_dict` gives the column
 views and the policy targets take. A request's reads share one connection and one
 transaction (:func:`reading`).
 
-Visibility is the repositories' (tests/unit/api/test_queries.py holds them to agreement):
-an admin context with ``all_tenants`` sees every project; any other context sees its
-project's rows, or its user's when it has no project. Lookups of templates also see every
-public template; template listings hide other projects' public hidden templates from
-non-admins.
+Who sees which rows is :mod:`magnum_common.db.scoping`, the repositories' rules: each
+statement is built once per caller kind and run with the caller's bind values.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from sqlalchemy.engine import Row
 from magnum_common import exception
 from magnum_common.context import RequestContext
 from magnum_common.db import api as db_api
-from magnum_common.db import models
+from magnum_common.db import models, scoping
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.utils import is_uuid_like
@@ -43,47 +40,6 @@ _NODEGROUP = models.NodeGroup.__table__
 NODEGROUP_COLUMNS = ("cluster_id", "name", "role", "node_count", "node_addresses",
                      "is_default", "status", "status_reason")
 
-# Scope kinds: who the caller is, as far as visibility goes.
-ALL, PROJECT, USER = "all", "project", "user"
-
-
-def scope_kind(context: RequestContext) -> str:
-    if db_api.sees_all_projects(context):
-        return ALL
-    return PROJECT if context.project_id else USER
-
-
-def _scope_params(context: RequestContext) -> dict[str, Any]:
-    return {"scope_project_id": context.project_id, "scope_user_id": context.user_id}
-
-
-def _owned(table: sa.Table, kind: str) -> sa.ColumnElement[bool] | None:
-    if kind == PROJECT:
-        return table.c.project_id == sa.bindparam("scope_project_id")
-    if kind == USER:
-        return table.c.user_id == sa.bindparam("scope_user_id")
-    return None
-
-
-def _template_lookup_scope(kind: str) -> sa.ColumnElement[bool] | None:
-    owned = _owned(_TEMPLATE, kind)
-    return None if owned is None else sa.or_(owned, _TEMPLATE.c.public.is_(True))
-
-
-def _template_list_scope(kind: str, admin: bool) -> sa.ColumnElement[bool] | None:
-    owned = _owned(_TEMPLATE, kind)
-    if owned is None:
-        return None
-    public = _TEMPLATE.c.public.is_(True)
-    if not admin:
-        public = sa.and_(public, sa.or_(_TEMPLATE.c.hidden.is_(False),
-                                        _TEMPLATE.c.hidden.is_(None)))
-    return sa.or_(owned, public)
-
-
-def _where(query: sa.Select, *criteria: sa.ColumnElement[bool] | None) -> sa.Select:
-    return query.where(*(c for c in criteria if c is not None))
-
 
 def _by_ident(query: sa.Select, table: sa.Table, key: str) -> sa.Select:
     query = query.where(table.c[key] == sa.bindparam("ident"))
@@ -94,18 +50,21 @@ _CLUSTER_WITH_LABELS = sa.select(
     *_CLUSTER.c, _TEMPLATE.c.labels.label("template_labels")
 ).select_from(_CLUSTER.outerjoin(_TEMPLATE, _TEMPLATE.c.uuid == _CLUSTER.c.cluster_template_id))
 
-_TEMPLATE_BY = {(kind, key): _by_ident(_where(sa.select(*_TEMPLATE.c),
-                                              _template_lookup_scope(kind)), _TEMPLATE, key)
-                for kind in (ALL, PROJECT, USER) for key in ("uuid", "name")}
-_TEMPLATE_LIST = {(kind, admin): _where(sa.select(*_TEMPLATE.c),
-                                        _template_list_scope(kind, admin))
-                  for kind in (ALL, PROJECT, USER) for admin in (False, True)}
-_CLUSTER_BY = {(kind, key): _by_ident(_where(_CLUSTER_WITH_LABELS, _owned(_CLUSTER, kind)),
+_TEMPLATE_BY = {(kind, key): _by_ident(scoping.where(sa.select(*_TEMPLATE.c),
+                                                     scoping.template_lookup(kind)),
+                                       _TEMPLATE, key)
+                for kind in scoping.KINDS for key in ("uuid", "name")}
+_TEMPLATE_LIST = {(kind, admin): scoping.where(sa.select(*_TEMPLATE.c),
+                                               scoping.template_listing(kind, admin))
+                  for kind in scoping.KINDS for admin in (False, True)}
+_CLUSTER_BY = {(kind, key): _by_ident(scoping.where(_CLUSTER_WITH_LABELS,
+                                                    scoping.owned(_CLUSTER, kind)),
                                       _CLUSTER, key)
-               for kind in (ALL, PROJECT, USER) for key in ("uuid", "name")}
-_CLUSTER_LIST = {(kind, labels): _where(_CLUSTER_WITH_LABELS if labels
-                                        else sa.select(*_CLUSTER.c), _owned(_CLUSTER, kind))
-                 for kind in (ALL, PROJECT, USER) for labels in (False, True)}
+               for kind in scoping.KINDS for key in ("uuid", "name")}
+_CLUSTER_LIST = {(kind, labels): scoping.where(_CLUSTER_WITH_LABELS if labels
+                                               else sa.select(*_CLUSTER.c),
+                                               scoping.owned(_CLUSTER, kind))
+                 for kind in scoping.KINDS for labels in (False, True)}
 _NODEGROUPS_OF = sa.select(*(_NODEGROUP.c[name] for name in NODEGROUP_COLUMNS)).where(
     _NODEGROUP.c.cluster_id.in_(sa.bindparam("uuids", expanding=True))
 ).order_by(_NODEGROUP.c.id)
@@ -127,8 +86,8 @@ def _lookup(conn: sa.Connection, context: RequestContext, statements: dict,
             repository: Any, ident: str) -> Row:
     """One row by UUID, or by name when the identifier is not a UUID (two rows: 409)."""
     key = "uuid" if is_uuid_like(ident) else "name"
-    statement = statements[(scope_kind(context), key)]
-    rows = conn.execute(statement, {"ident": ident, **_scope_params(context)}).all()
+    statement = statements[(scoping.kind(context), key)]
+    rows = conn.execute(statement, {"ident": ident, **scoping.params(context)}).all()
     if not rows:
         raise repository.not_found(**{repository.not_found_arg: ident})
     if len(rows) > 1:
@@ -144,10 +103,10 @@ def _page(conn: sa.Connection, context: RequestContext, query: sa.Select, model:
     sort_keys = [sort_key or "id"]
     if "id" not in sort_keys:
         sort_keys.append("id")
-    params = _scope_params(context)
+    params = scoping.params(context)
     marker_row = None
     if marker is not None:
-        marker_row = conn.execute(marker_statements[(scope_kind(context), "uuid")],
+        marker_row = conn.execute(marker_statements[(scoping.kind(context), "uuid")],
                                   {"ident": marker, **params}).first()
         if marker_row is None:
             raise repository.not_found(**{repository.not_found_arg: marker})
@@ -170,7 +129,7 @@ def templates(conn: sa.Connection, context: RequestContext, limit: int | None = 
               marker: str | None = None, sort_key: str | None = None,
               sort_dir: str | None = None) -> list[Row]:
     """A page of the templates the caller may list (as ``cluster_templates.list``)."""
-    query = _TEMPLATE_LIST[(scope_kind(context), bool(context.is_admin))]
+    query = _TEMPLATE_LIST[(scoping.kind(context), bool(context.is_admin))]
     return _page(conn, context, query, models.ClusterTemplate, _TEMPLATE_BY,
                  cluster_templates, limit, marker, sort_key, sort_dir)
 
@@ -185,7 +144,7 @@ def clusters_page(conn: sa.Connection, context: RequestContext, with_template_la
                   sort_key: str | None = None, sort_dir: str | None = None) -> list[Row]:
     """A page of the caller's clusters (as ``clusters.list``), optionally with the labels
     of each one's template."""
-    query = _CLUSTER_LIST[(scope_kind(context), with_template_labels)]
+    query = _CLUSTER_LIST[(scoping.kind(context), with_template_labels)]
     return _page(conn, context, query, models.Cluster, _CLUSTER_BY, clusters, limit, marker,
                  sort_key, sort_dir)
 

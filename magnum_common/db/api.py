@@ -1,8 +1,7 @@
 """The session factory (oslo.db enginefacade) and the generic repository every table uses.
 
-Project scoping follows upstream Magnum: an admin context with ``all_tenants`` sees every
-project; otherwise a context with a project sees that project's rows; a context without a
-project sees its user's rows. A row of another project is therefore "not found" (404).
+Reads and writes see the caller's rows only (:mod:`magnum_common.db.scoping` says which), so
+a row of another project is "not found" (404).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_common.db import models
+from magnum_common.db import models, scoping
 from magnum_common.utils import generate_uuid, is_uuid_like
 
 
@@ -66,10 +65,6 @@ def reader(context: RequestContext | None = None) -> Iterator[Session]:
         yield session
 
 
-def sees_all_projects(context: RequestContext | None) -> bool:
-    return context is None or bool(context.is_admin and context.all_tenants)
-
-
 def validate_sort(sort_key: str | None, sort_dir: str | None, model: type) -> None:
     if sort_dir not in (None, "asc", "desc"):
         raise exception.InvalidParameterValue(
@@ -94,12 +89,14 @@ class Repository(Generic[ModelT]):
     filterable: ClassVar[tuple[str, ...]] = ()
 
     # --- scoping ---------------------------------------------------------------------
+    def visible(self, context: RequestContext | None) -> sa.ColumnElement[bool] | None:
+        """The rule for the rows ``context`` may see (None: all of them)."""
+        if not self.project_scoped:
+            return None
+        return scoping.owned(self.model.__table__, scoping.kind(context))
+
     def scope(self, query: sa.Select, context: RequestContext | None) -> sa.Select:
-        if not self.project_scoped or sees_all_projects(context):
-            return query
-        if context.project_id or not hasattr(self.model, "user_id"):
-            return query.where(self.model.project_id == context.project_id)
-        return query.where(self.model.user_id == context.user_id)
+        return scoping.restrict(query, self.visible(context), context)
 
     def _select(self, context: RequestContext | None) -> sa.Select:
         return self.scope(sa.select(self.model), context)

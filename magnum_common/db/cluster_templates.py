@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from magnum_common import exception
 from magnum_common.context import RequestContext
-from magnum_common.db import api, models
+from magnum_common.db import api, models, scoping
 
 
 class ClusterTemplateRepository(api.Repository[models.ClusterTemplate]):
@@ -21,29 +21,16 @@ class ClusterTemplateRepository(api.Repository[models.ClusterTemplate]):
     filterable = ("name", "image_id", "project_id", "user_id", "coe", "public", "hidden",
                   "cluster_distro", "server_type")
 
-    def scope(self, query: sa.Select, context: RequestContext | None) -> sa.Select:
+    def visible(self, context: RequestContext | None) -> sa.ColumnElement[bool] | None:
         """Lookups by id / uuid / name see every public template, hidden ones included."""
-        if api.sees_all_projects(context):
-            return query
-        own = (models.ClusterTemplate.project_id == context.project_id
-               if context.project_id else models.ClusterTemplate.user_id == context.user_id)
-        return query.where(sa.or_(own, models.ClusterTemplate.public.is_(True)))
-
-    def _list_scope(self, query: sa.Select, context: RequestContext | None) -> sa.Select:
-        """Listings hide public hidden templates of other projects from non-admins."""
-        if api.sees_all_projects(context):
-            return query
-        own = (models.ClusterTemplate.project_id == context.project_id
-               if context.project_id else models.ClusterTemplate.user_id == context.user_id)
-        public = models.ClusterTemplate.public.is_(True)
-        if not (context and context.is_admin):
-            public = sa.and_(public, sa.or_(models.ClusterTemplate.hidden.is_(False),
-                                            models.ClusterTemplate.hidden.is_(None)))
-        return query.where(sa.or_(own, public))
+        return scoping.template_lookup(scoping.kind(context))
 
     def list(self, context, filters=None, limit=None, marker=None, sort_key=None, sort_dir=None):
+        """Listings hide public hidden templates of other projects from non-admins."""
         api.validate_sort(sort_key, sort_dir, self.model)
-        query = self._apply_filters(self._list_scope(sa.select(self.model), context), filters)
+        rule = scoping.template_listing(scoping.kind(context), bool(context and context.is_admin))
+        query = self._apply_filters(scoping.restrict(sa.select(self.model), rule, context),
+                                    filters)
         with api.reader(context) as session:
             marker_row = None
             if marker is not None:

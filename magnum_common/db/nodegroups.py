@@ -6,7 +6,7 @@ import sqlalchemy as sa
 
 from magnum_common import exception
 from magnum_common.context import RequestContext
-from magnum_common.db import api, models
+from magnum_common.db import api, models, scoping
 
 
 class NodeGroupRepository(api.Repository[models.NodeGroup]):
@@ -19,10 +19,9 @@ class NodeGroupRepository(api.Repository[models.NodeGroup]):
     )
     filterable = ("role", "is_default", "status", "cluster_id", "name", "stack_id")
 
-    def scope(self, query: sa.Select, context: RequestContext | None) -> sa.Select:
-        if api.sees_all_projects(context) or (context is not None and context.is_admin):
-            return query
-        return query.where(models.NodeGroup.project_id == context.project_id)
+    def visible(self, context: RequestContext | None) -> sa.ColumnElement[bool] | None:
+        """Any admin sees every project's node groups."""
+        return scoping.owned(self.model.__table__, scoping.kind(context, admin_sees_all=True))
 
     def get_in_cluster(
         self, context: RequestContext | None, cluster_uuid: str, ident: str

@@ -16,11 +16,6 @@ class QuotaRepository(api.Repository[models.Quota]):
     already_exists = exception.QuotaAlreadyExists
     filterable = ("project_id", "resource")
 
-    def scope(self, query, context):
-        if api.sees_all_projects(context):
-            return query
-        return query.where(models.Quota.project_id == context.project_id)
-
     def get_for(self, context: RequestContext | None, project_id: str,
                 resource: str) -> models.Quota:
         query = sa.select(models.Quota).where(

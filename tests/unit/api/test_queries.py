@@ -1,5 +1,6 @@
-"""The GET handlers' read queries see, order and page exactly as the repositories do, on
-every backend, for every kind of caller."""
+"""The GET handlers' read queries find, order, page and fail exactly as the repositories do,
+on every backend, for every kind of caller. (Both take who sees what from
+magnum_common.db.scoping, tested against the contract in tests/unit/common/test_scoping.py.)"""
 
 from __future__ import annotations
 
