@@ -6,7 +6,7 @@ import socket
 import subprocess
 import time
 
-from .procs import StartError, log, run
+from .procs import StartError, log, run, tail
 
 _apt_updated = False
 
@@ -19,13 +19,35 @@ def port_open(port, host="127.0.0.1", timeout=1.0):
         return False
 
 
-def _wait_port(port, timeout, what):
+def _wait_port(port: int, timeout: float, what: str,
+               proc: "subprocess.Popen | None" = None, logpath: "str | None" = None) -> None:
+    """Wait for `port`; fail early, with the server's last log lines, if `proc` exits."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if port_open(port):
             return
+        if proc is not None and proc.poll() is not None:
+            raise StartError("%s exited (%s) before opening port %d; last lines of %s:\n%s"
+                             % (what, proc.returncode, port, logpath, tail(logpath)))
         time.sleep(0.5)
-    raise StartError("%s did not open port %d within %ds" % (what, port, timeout))
+    raise StartError("%s did not open port %d within %ds; last lines of %s:\n%s"
+                     % (what, port, timeout, logpath, tail(logpath) if logpath else ""))
+
+
+def _spawn_server(argv: list, logpath: str, what: str) -> subprocess.Popen:
+    """Start a system server in a session of its own, its output appended to `logpath`.
+
+    Used where no init system runs it (containers, chroots): without a log, a server that
+    refuses to start leaves nothing to read.
+    """
+    if os.geteuid() != 0:
+        raise StartError("%s is installed but not running, and only root can start it here: "
+                         "start it, then rerun" % what)
+    os.makedirs(os.path.dirname(logpath), exist_ok=True)
+    log("starting %s (output: %s)" % (what, logpath))
+    with open(logpath, "ab") as logf:
+        return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=logf,
+                                stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def apt_install(*packages):
@@ -85,20 +107,43 @@ def ensure_mariadb():
     if not os.path.exists("/usr/sbin/mariadbd"):
         apt_install("mariadb-server", "mariadb-client")
     if not port_open(3306):
-        log("starting MariaDB")
-        os.makedirs("/run/mysqld", exist_ok=True)
-        try:
-            shutil.chown("/run/mysqld", "mysql", "mysql")
-        except (LookupError, OSError):
-            pass
-        run(["start-stop-daemon", "--start", "--oknodo", "--background",
-             "--exec", "/usr/sbin/mariadbd"], check=False)
-        _wait_port(3306, 60, "MariaDB")
+        _start_mariadb()
     deadline = time.time() + 30
     while mysql("SELECT 1;", check=False) is None:
         if time.time() > deadline:
             raise StartError("MariaDB is listening on 3306 but root cannot log in")
         time.sleep(1)
+
+
+MARIADB_LOG = "/var/log/mysql/localcloud-mariadbd.log"
+
+
+def _mariadb_datadir() -> str:
+    """The data directory mariadbd will use: its config's datadir, else Debian's default."""
+    code, out = run(["my_print_defaults", "--mysqld"], check=False)
+    datadir = "/var/lib/mysql"
+    for line in out.splitlines() if code == 0 else []:
+        if line.startswith("--datadir="):
+            datadir = line.split("=", 1)[1]
+    return datadir
+
+
+def _start_mariadb() -> None:
+    """Run mariadbd as the mysql user (it refuses root, and Debian's config names no user)."""
+    os.makedirs("/run/mysqld", exist_ok=True)
+    try:
+        shutil.chown("/run/mysqld", "mysql", "mysql")
+    except (LookupError, OSError):
+        pass
+    datadir = _mariadb_datadir()
+    if not os.path.isdir(os.path.join(datadir, "mysql")):
+        # The package's postinst could not create the system tables (or they were removed).
+        log("initialising MariaDB's data directory %s" % datadir)
+        os.makedirs(datadir, exist_ok=True)
+        shutil.chown(datadir, "mysql", "mysql")
+        run(["mariadb-install-db", "--user=mysql", "--datadir=" + datadir], timeout=300)
+    proc = _spawn_server(["/usr/sbin/mariadbd", "--user=mysql"], MARIADB_LOG, "MariaDB")
+    _wait_port(3306, 60, "MariaDB", proc, MARIADB_LOG)
 
 
 def ensure_database(name, user, password):
@@ -132,15 +177,19 @@ def db_url(name, user, password):
 
 # ---------------------------------------------------------------- RabbitMQ
 
+RABBITMQ_LOG = "/var/log/rabbitmq/localcloud-rabbitmq-server.log"
+
+
 def ensure_rabbitmq():
     if port_open(5672):
         return
     if not os.path.exists("/usr/sbin/rabbitmq-server"):
         apt_install("rabbitmq-server")
     if not port_open(5672):
-        log("starting RabbitMQ")
-        run(["rabbitmq-server", "-detached"], check=False)
-        _wait_port(5672, 120, "RabbitMQ")
+        # In the foreground of its own session, so an early exit is seen and its output kept
+        # (-detached would hide both).
+        proc = _spawn_server(["rabbitmq-server"], RABBITMQ_LOG, "RabbitMQ")
+        _wait_port(5672, 120, "RabbitMQ", proc, RABBITMQ_LOG)
 
 
 def ensure_vhost(vhost):
