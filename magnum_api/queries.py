@@ -74,8 +74,7 @@ _NODEGROUPS_OF = sa.select(*(_NODEGROUP.c[name] for name in NODEGROUP_COLUMNS)).
 def reading() -> Iterator[sa.Connection]:
     """A connection in a read transaction, for all the reads of one request.
 
-    A plain connection rather than an ORM session: no session to build and tear down, and
-    the transaction ends with one ROLLBACK (a session's rolls back, then the pool's again).
+    A plain connection rather than an ORM session: no session to build and tear down.
     """
     with db_api.get_engine().connect() as conn:
         conn.begin()  # closing the connection rolls it back
