@@ -26,6 +26,8 @@ from magnum_common.db.services import magnum_services
 from tests.functional.api import support
 
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), "openstack")
+# `coe cluster config` reads $SHELL; CI runners may start without one.
+CLI_ENV = {**os.environ, "SHELL": os.environ.get("SHELL", "/bin/sh")}
 
 
 def coe(env, *args: str, fmt: bool = True, check: bool = True):
@@ -33,7 +35,7 @@ def coe(env, *args: str, fmt: bool = True, check: bool = True):
            *args]
     if fmt:
         cmd += ["-f", "json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=CLI_ENV)
     if check and out.returncode != 0:
         raise AssertionError(f"{' '.join(args)} failed: {out.stdout}\n{out.stderr}")
     if not fmt:

@@ -62,6 +62,9 @@ def gunicorn(layout, name, module, port, workers=1, threads=4, env=None, watch=(
         "--bind", "%s:%d" % (HOST, port),
         "--workers", str(workers), "--threads", str(threads), "--worker-class", "gthread",
         "--timeout", "180", "--graceful-timeout", "10",
+        # gunicorn closes idle keep-alive connections after 2 s by default: a client polling
+        # every 2 s then races the close and sees "connection reset by peer"
+        "--keep-alive", "75",
         "--pythonpath", WSGI_DIR,
         "--name", "localcloud-" + name,
         "--access-logfile", "-",

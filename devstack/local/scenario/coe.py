@@ -67,6 +67,9 @@ class Openstack:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         env["OS_CLIENT_CONFIG_FILE"] = str(paths.clouds_yaml())
         env["PYTHONWARNINGS"] = "ignore"
+        # `coe cluster config` reads $SHELL to pick the export syntax and fails without it
+        # (cron, systemd units and CI runners often start with no SHELL).
+        env.setdefault("SHELL", "/bin/sh")
         self.env = env
 
     def argv(self, *args: str) -> list[str]:

@@ -41,7 +41,9 @@ class LocalResources:
 
         auth = loading.get_plugin_loader("password").load_from_options(**cloud["auth"])
         self.session = session.Session(auth=auth)
-        self._heat = heat_client.Client("1", session=self.session,
+        # The conductor wraps every Heat call in heat_retry; these tests call the driver
+        # directly, so a connection dropped by a restarting heat-api is retried here.
+        self._heat = heat_client.Client("1", session=self.session, connect_retries=3,
                                         region_name=cloud.get("region_name", "RegionOne"))
         self.context = types.SimpleNamespace(user_name=cloud["auth"]["username"])
 
