@@ -13,6 +13,8 @@ from docutils.parsers.rst import Directive
 def _accepted(label) -> str:
     if label.choices:
         return ", ".join(repr(choice) for choice in label.choices)
+    if label.kind == "version" and label.minimum:
+        return "version (vX.Y.Z), v%s or newer" % ".".join(map(str, label.minimum))
     return {"bool": "true / false", "int": "integer", "cidr": "CIDR",
             "cidrs": "comma-separated CIDRs", "version": "version (vX.Y.Z)"}.get(label.kind, "")
 

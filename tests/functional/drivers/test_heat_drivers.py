@@ -20,8 +20,8 @@ DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
 SHAPES = sorted({parameters.Features(existing_network=e, master_lb=lb, floating_ip=fip,
                                      lb_floating_ip=lb and fip, etcd_volume=etcd,
                                      master_docker_volume=vol, worker_docker_volume=vol,
-                                     boot_volume=boot)
-                 for e, lb, fip, etcd, vol, boot in itertools.product(*[[False, True]] * 6)},
+                                     boot_volume=boot, tls_disabled=lb and tls)
+                 for e, lb, fip, etcd, vol, boot, tls in itertools.product(*[[False, True]] * 7)},
                 key=dataclasses.astuple)
 
 
