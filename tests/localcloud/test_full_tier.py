@@ -75,8 +75,39 @@ def test_heat_builds_octavia_load_balancers(heat_demo, demo_session, stacks, sta
     assert lb["provisioning_status"] == "ACTIVE"
     assert lb["vip_address"] == out["vip_address"]
     assert len(lb["listeners"]) == 1 and len(lb["pools"]) == 1
+    members = demo_session.get("%s/v2/lbaas/pools/%s/members" % (url, lb["pools"][0]["id"]))
+    (member,) = members.json()["members"]  # a real member: its delete must not go to ERROR
+    assert member["address"] == "10.0.0.10" and member["provisioning_status"] == "ACTIVE"
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
     gone = demo_session.get(url + "/v2/lbaas/loadbalancers/" + out["lb_id"], raise_exc=False)
     assert gone.status_code == 404 or gone.json()["loadbalancer"]["provisioning_status"] in (
         "DELETED", "PENDING_DELETE")
+
+
+def test_floating_ip_on_a_load_balancer_vip(heat_demo, demo_session, stacks, stack_name, lc):
+    """The VIP is a Neutron port of the demo project at the requested address, a floating
+    IP attaches to it (master_lb_floating_ip_enabled clusters), and a delete removes both."""
+    from neutronclient.common import exceptions as neutron_exc
+    from neutronclient.v2_0 import client as neutron_client
+
+    body = heat_demo.stacks.create(stack_name=stack_name,
+                                   template=lc.template("lb_fip_full.yaml"))
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, _ = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    out = lc.outputs(stack)
+    assert out["vip_address"] == "10.0.0.50"
+    neutron = neutron_client.Client(session=demo_session, region_name="RegionOne")
+    port = neutron.show_port(out["vip_port_id"])["port"]
+    assert [ip["ip_address"] for ip in port["fixed_ips"]] == ["10.0.0.50"]
+    assert port["device_owner"] == "Octavia" and port["device_id"] == "lb-" + out["lb_id"]
+    fip = neutron.show_floatingip(out["floating_ip_id"])["floatingip"]
+    assert fip["port_id"] == port["id"] and fip["fixed_ip_address"] == "10.0.0.50"
+    assert ipaddress.ip_address(out["floating_ip"]) in ipaddress.ip_network("172.24.4.0/24")
+    heat_demo.stacks.delete(sid)
+    lc.wait_deleted(heat_demo, sid)
+    for show, ident in ((neutron.show_port, port["id"]), (neutron.show_floatingip, fip["id"])):
+        with pytest.raises(neutron_exc.NotFound):
+            show(ident)

@@ -7,7 +7,7 @@ real type's attributes, `show` included):
     python gen_facades.py <environment_dir> <facade_dir> [<service>,...]
 
 The optional third argument limits the stubs to those services or types (e.g.
-``cinder,OS::Octavia::PoolMember`` for the full tier, where Nova, Neutron and Octavia are real).
+``cinder`` for the full tier, where Nova, Neutron and Octavia are real).
 
 Leaf types whose attributes matter get a facade backed by LocalCloud::Fake::Resource (see
 plugins/localcloud_heat_plugin.py); the others map to OS::Heat::None.

@@ -75,6 +75,15 @@ def gunicorn(layout, name, module, port, workers=1, threads=4, env=None, watch=(
     return procs.start(layout, name, argv, env=env, watch=watch)
 
 
+def package_sources(root):
+    """The source files of one of our local packages (not pip's build/ and egg-info)."""
+    found = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != "build" and not x.endswith(".egg-info"))
+        found += [os.path.join(d, f) for f in sorted(files) if f.endswith((".py", ".toml"))]
+    return found
+
+
 def venv_markers(layout):
     """The venv's install markers: a package change restarts every service."""
     return [layout.marker("venv-lite"), layout.marker("venv-full")]
@@ -99,9 +108,14 @@ class Cloud:
         extra_paths = []
         if self.tier == "full":
             pkgs += FULL_PACKAGES
-            extra_paths.append(os.path.join(HERE, "full", "localcloud_ml2"))
-        with open(CONSTRAINTS, "rb") as f:
-            digest = hashlib.sha256(f.read() + " ".join(pkgs + extra_paths).encode()).hexdigest()
+            extra_paths += [os.path.join(HERE, "full", name)
+                            for name in ("localcloud_ml2", "localcloud_octavia")]
+        digest = hashlib.sha256(" ".join(pkgs + extra_paths).encode())
+        # our own packages are copied into the venv: a change to their code reinstalls them
+        for path in [CONSTRAINTS] + [f for p in extra_paths for f in package_sources(p)]:
+            with open(path, "rb") as f:
+                digest.update(f.read())
+        digest = digest.hexdigest()
         marker = self.layout.marker("venv-" + self.tier)
         if os.path.exists(marker) and open(marker).read().strip() == digest \
                 and os.path.exists(self.layout.bin("gunicorn")):
@@ -304,9 +318,8 @@ class Cloud:
     def heat_names(self):
         """(database/config key, RabbitMQ vhost, services whose types are stubbed)."""
         if self.tier == "full":
-            # Nova, Neutron and Octavia are real; Cinder does not run in the full tier either,
-            # and Octavia's noop network driver fails every pool member delete (ERROR)
-            return "heatfull", "localcloud_heatfull", "cinder,OS::Octavia::PoolMember"
+            # Nova, Neutron and Octavia are real; Cinder does not run in the full tier either
+            return "heatfull", "localcloud_heatfull", "cinder"
         return "heat", "localcloud_heat", "nova,neutron,cinder,octavia"
 
     def heat_conf(self):

@@ -9,7 +9,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from . import infra, procs, rest
-from .cloud import Cloud, gunicorn, lite_services, url
+from .cloud import Cloud, gunicorn, lite_services, url, venv_markers
 from .config import auth_url, authtoken_section, write_ini
 from .layout import DB_PREFIX, HERE, HOST, PORTS, REGION
 from .procs import StartError, log
@@ -191,8 +191,10 @@ class FullCloud(Cloud):
 
     # ------------------------------------------------------------------ octavia
     def octavia_conf(self):
-        """Octavia with the amphora provider and the noop compute/network/amphora/volume/image
-        drivers: load balancers, listeners, pools and monitors go ACTIVE, nothing is built."""
+        """Octavia with the amphora provider and the noop compute/amphora/volume/image
+        drivers: load balancers, listeners, pools and monitors go ACTIVE, no amphora is built.
+        The network driver is ours (full/localcloud_octavia): the VIP is a real Neutron port,
+        so a floating IP can be put on it; everything about amphorae stays noop."""
         d = self.layout.etc_dir("octavia")
         certs = os.path.join(d, "certs")
         procs.run([self.layout.python, os.path.join(HERE, "helpers", "octavia_ca.py"), certs,
@@ -206,6 +208,7 @@ class FullCloud(Cloud):
             "database": {"connection": self.ensure_db("octavia")},
             "keystone_authtoken": authtoken_section("octavia", self.sec["octavia"]),
             "service_auth": dict(self.service_auth("octavia")),
+            "neutron": {"region_name": REGION, "valid_interfaces": "public"},
             "health_manager": {"heartbeat_key": self.sec["octavia_heartbeat"]},
             "certificates": {
                 "cert_generator": "local_cert_generator", "ca_certificate": ca,
@@ -217,7 +220,8 @@ class FullCloud(Cloud):
                 "client_ca": ca, "amp_image_tag": "amphora", "amp_flavor_id": "amphora",
                 "amp_boot_network_list": "00000000-0000-0000-0000-000000000000",
                 "loadbalancer_topology": "SINGLE",
-                "network_driver": "network_noop_driver", "compute_driver": "compute_noop_driver",
+                "network_driver": "localcloud_network_driver",
+                "compute_driver": "compute_noop_driver",
                 "amphora_driver": "amphora_noop_driver", "volume_driver": "volume_noop_driver",
                 "image_driver": "image_noop_driver",
             },
@@ -241,7 +245,8 @@ class FullCloud(Cloud):
         gunicorn(self.layout, "octavia-api", "localcloud_octavia_wsgi", PORTS["octavia-api"],
                  workers=1, threads=4, env={"LOCALCLOUD_OCTAVIA_CONF": conf}, watch=[d])
         procs.start(self.layout, "octavia-worker",
-                    [self.layout.bin("octavia-worker"), "--config-file", conf], watch=[d])
+                    [self.layout.bin("octavia-worker"), "--config-file", conf],
+                    watch=[d, *venv_markers(self.layout)])
 
     # ------------------------------------------------------------------ up
     def up(self):

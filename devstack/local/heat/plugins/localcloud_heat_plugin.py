@@ -22,7 +22,7 @@ from heat.engine import attributes, constraints, properties, resource
 
 # ----------------------------------------------------------------------------- constraints
 
-# The full tier runs real Nova and Neutron and sets LOCALCLOUD_STUBBED_SERVICES=cinder,octavia.
+# The full tier runs real Nova, Neutron and Octavia and sets LOCALCLOUD_STUBBED_SERVICES=cinder.
 STUBBED_PREFIXES = tuple(
     os.environ.get("LOCALCLOUD_STUBBED_SERVICES", "nova,neutron,cinder,octavia").split(","))
 
