@@ -1,4 +1,4 @@
-"""Pooled connections that cost two round trips less per transaction and are still never
+"""Pooled connections without a ping or a needless ROLLBACK per transaction, still never
 handed out dead.
 
 oslo.db's engine pings the server at every pool checkout (``pool_pre_ping``, hard-coded),
