@@ -126,7 +126,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     older = support.template(labels={"kube_tag": "v1.30.9", **etcd})
     with pytest.raises(exception.InvalidParameterValue):
         driver.upgrade_cluster(resources, cl, ct, older, ngs, master, 1)
-    newer = support.template(image_id=image, floating_ip_enabled=True,
+    newer = support.template(image_id=image, floating_ip_enabled=True, keypair_id=None,
                              labels={"kube_tag": "v1.32.1", **etcd})
     before = set(_servers(heat, stack_id).values())
     driver.upgrade_cluster(resources, cl, ct, newer, ngs, master, 1)
