@@ -165,6 +165,18 @@ def _status() -> dict:
         return {"up": False, "raw": res.stdout + res.stderr}
 
 
+def wanted_tier(status: dict) -> str | None:
+    """The tier ``localcloud up`` must bring, or None when the running cloud will do.
+
+    ``MAGNUM_LOCALCLOUD_TIER`` (set by ``tox -e e2e-full``) asks for a tier: a cloud up on the
+    other tier is switched. Without it, a cloud that is up is used as it is, else lite.
+    """
+    asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
+    if status.get("up") and (not asked or status.get("tier") == asked):
+        return None
+    return asked or "lite"
+
+
 @pytest.fixture(scope="session")
 def localcloud() -> dict:
     """The running local cloud: {'state_dir', 'clouds', 'status'}; started if needed.
@@ -173,9 +185,10 @@ def localcloud() -> dict:
     so parallel workers may all ask for it.
     """
     status = _status()
-    if not status.get("up"):
-        res = subprocess.run([str(LOCALCLOUD), "up"], capture_output=True, text=True,
-                             timeout=UP_TIMEOUT)
+    tier = wanted_tier(status)
+    if tier:
+        res = subprocess.run([str(LOCALCLOUD), "up", "--tier", tier], capture_output=True,
+                             text=True, timeout=UP_TIMEOUT)
         if res.returncode != 0:
             pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
                         pytrace=False)

@@ -29,15 +29,18 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
 
 @pytest.fixture(scope="session")
 def cloud() -> dict:
-    """The running local cloud (``localcloud up`` when it is not up; idempotent, locked)."""
+    """The running local cloud (``localcloud up`` when it is not up, or not on the tier
+    ``MAGNUM_LOCALCLOUD_TIER`` asks for; idempotent, locked)."""
     import subprocess
 
     status = paths.cloud_status()
-    if not status.get("up"):
-        res = subprocess.run([str(paths.LOCALCLOUD), "up"], capture_output=True, text=True,
-                             timeout=UP_TIMEOUT)
+    asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
+    if not status.get("up") or (asked and status.get("tier") != asked):
+        res = subprocess.run([str(paths.LOCALCLOUD), "up", "--tier", asked or "lite"],
+                             capture_output=True, text=True, timeout=UP_TIMEOUT)
         status = paths.cloud_status()
-        if res.returncode != 0 or not status.get("up"):
+        if res.returncode != 0 or not status.get("up") or \
+                (asked and status.get("tier") != asked):
             pytest.fail("the local cloud is not up after `localcloud up`:\n%s\n%s"
                         % (res.stdout[-3000:], res.stderr[-3000:]), pytrace=False)
     return status

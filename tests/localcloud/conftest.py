@@ -33,13 +33,16 @@ def pytest_configure(config):
 
 
 def running_tier() -> str:
-    """The tier this run tests: the one the state directory says is up, else the default
-    (``lite``, what ``localcloud up`` brings) or ``MAGNUM_LOCALCLOUD_TIER``."""
+    """The tier this run tests: ``MAGNUM_LOCALCLOUD_TIER`` when set (the ``localcloud``
+    fixture then brings that tier up), else the one the state directory says is up, else
+    ``lite`` (what ``localcloud up`` brings)."""
+    if os.environ.get("MAGNUM_LOCALCLOUD_TIER"):
+        return os.environ["MAGNUM_LOCALCLOUD_TIER"]
     state = Path(os.environ.get("MAGNUM_LOCALCLOUD_DIR", REPO / ".localcloud"))
     recorded = state / "tier"
     if recorded.exists():
         return recorded.read_text().strip()
-    return os.environ.get("MAGNUM_LOCALCLOUD_TIER", "lite")
+    return "lite"
 
 
 def pytest_collection_modifyitems(config, items):
