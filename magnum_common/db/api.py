@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_common.db import connections, models, scoping
+from magnum_common.db import connections, models, scoping, sqlite
 from magnum_common.utils import generate_uuid, is_uuid_like
 
 
@@ -27,6 +27,7 @@ def _new_facade() -> enginefacade._TransactionContextManager:
     facade = enginefacade.transaction_context()
     facade.configure(sqlite_fk=False, expire_on_commit=False)
     facade.append_on_engine_create(connections.tune)  # fewer round trips per transaction
+    facade.append_on_engine_create(sqlite.tune)  # several processes on one SQLite file
     return facade
 
 
@@ -54,9 +55,21 @@ def reset_engine() -> None:
     _facade = _new_facade()
 
 
+_WRITER_CONNECTED = "magnum_writer_connected"
+
+
 @contextlib.contextmanager
 def writer(context: RequestContext | None = None) -> Iterator[Session]:
+    """A write transaction; a nested one with the same context joins the outermost.
+
+    The outermost connects at once with :data:`sqlite.WRITE_TRANSACTION`, so on SQLite it
+    holds the write lock from its start (other backends ignore the option): a writer with
+    another context opened inside it would wait for that lock until it timed out.
+    """
     with _facade.writer.using(context or make_admin_context()) as session:
+        if not session.info.get(_WRITER_CONNECTED):
+            session.info[_WRITER_CONNECTED] = True
+            session.connection(execution_options=sqlite.WRITE_TRANSACTION)
         yield session
 
 
