@@ -233,7 +233,9 @@ encryption_key = {encryption_key()}
     def fresh_database(self) -> str:
         """An empty database for this run (the SQLite file, or a re-created server DB)."""
         if self.backend == "sqlite":
-            (self.run_dir / "magnum.sqlite").unlink(missing_ok=True)
+            # WAL mode leaves -wal/-shm beside the file; an old log would replay into the new one
+            for suffix in ("", "-wal", "-shm"):
+                (self.run_dir / f"magnum.sqlite{suffix}").unlink(missing_ok=True)
             return self.database_url()
         import sqlalchemy as sa
 
