@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import urllib.parse
 
 import pytest
 
@@ -59,6 +60,19 @@ def test_every_rendered_template_passes_heat_validation(driver_name, resources):
             assert "Parameters" in result, shape
 
 
+def _vip_owner(resources, floating_address: str) -> str | None:
+    """The device owner of the port behind a floating IP (None without Neutron): "Octavia"
+    when the address is the API load balancer's."""
+    network = resources.url_for("network")
+    if not network:
+        return None
+    fips = resources.session.get(f"{network}/v2.0/floatingips",
+                                 params={"floating_ip_address": floating_address}).json()
+    (fip,) = fips["floatingips"]
+    port = resources.session.get(f"{network}/v2.0/ports/{fip['port_id']}").json()["port"]
+    return port["device_owner"]
+
+
 def _servers(heat, stack_id: str) -> dict[str, str]:
     """Server name -> physical id of every server in the stack and its nested stacks."""
     return {r.resource_name + ":" + r.physical_resource_id: r.physical_resource_id
@@ -72,12 +86,15 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     heat = resources.heat()
     driver = registry.all_drivers()[driver_name]
     wait = heat_helpers.wait_stack
-    # Masters must survive replacement: etcd on a volume, or three masters without Cinder.
+    # Masters must survive replacement: etcd on a volume, or, without Cinder (tier full),
+    # three masters behind the API load balancer with a floating IP on its VIP.
     etcd = {"etcd_volume_size": "1"} if _has_cinder(resources) else {}
     masters = 1 if etcd else 3
+    lb = masters > 1
     image = _image(resources, driver.profile.os_distro)
     ct = support.template(floating_ip_enabled=True, cluster_distro=driver.profile.os_distro,
-                          image_id=image, keypair_id=None, labels={"kube_tag": "v1.31.4", **etcd})
+                          image_id=image, keypair_id=None, master_lb_enabled=lb,
+                          labels={"kube_tag": "v1.31.4", **etcd})
     cl = support.cluster(ct, name=f"lc-{driver_name[4:14]}", keypair=None)
     ngs = support.default_nodegroups(cl, masters, 1)
     for ng in ngs:
@@ -95,6 +112,11 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert len(out.node_addresses[master.uuid]) == masters
     assert len(out.node_addresses[worker.uuid]) == 1
     assert out.coe_version == "v1.31.4"
+    if lb:
+        host = urllib.parse.urlsplit(out.api_address).hostname
+        assert host not in out.node_addresses[master.uuid]
+        assert _vip_owner(resources, host) == ("Octavia" if resources.url_for("network")
+                                               else None)
 
     # Scale the default workers up.
     driver.resize_cluster(resources, cl, ct, ngs, worker, 3, [])
@@ -127,7 +149,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     with pytest.raises(exception.InvalidParameterValue):
         driver.upgrade_cluster(resources, cl, ct, older, ngs, master, 1)
     newer = support.template(image_id=image, floating_ip_enabled=True, keypair_id=None,
-                             labels={"kube_tag": "v1.32.1", **etcd})
+                             master_lb_enabled=lb, labels={"kube_tag": "v1.32.1", **etcd})
     before = set(_servers(heat, stack_id).values())
     driver.upgrade_cluster(resources, cl, ct, newer, ngs, master, 1)
     stack = wait(heat, stack_id)
