@@ -111,3 +111,15 @@ def test_floating_ip_on_a_load_balancer_vip(heat_demo, demo_session, stacks, sta
     for show, ident in ((neutron.show_port, port["id"]), (neutron.show_floatingip, fip["id"])):
         with pytest.raises(neutron_exc.NotFound):
             show(ident)
+
+
+def test_a_load_balancer_on_a_missing_subnet_is_refused(demo_session):
+    """Octavia checks the VIP subnet against Neutron (the noop driver accepted any id)."""
+    import uuid
+
+    url = demo_session.get_endpoint(service_type="load-balancer", interface="public",
+                                    region_name="RegionOne")
+    missing = str(uuid.uuid4())
+    resp = demo_session.post(url + "/v2/lbaas/loadbalancers", raise_exc=False,
+                             json={"loadbalancer": {"vip_subnet_id": missing}})
+    assert resp.status_code == 400 and f"Subnet {missing} not found" in resp.text
