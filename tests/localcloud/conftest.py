@@ -139,6 +139,17 @@ def wait_deleted(heat, stack_id: str, timeout: int = STACK_TIMEOUT) -> float:
         time.sleep(1)
 
 
+def create_complete(heat, stacks: list[str], name: str, template_name: str, **kwargs):
+    """Create a stack from tests/localcloud/templates, recorded for teardown; it must reach
+    CREATE_COMPLETE. Returns (stack id, stack, seconds)."""
+    body = heat.stacks.create(stack_name=name, template=template(template_name), **kwargs)
+    sid = body["stack"]["id"]
+    stacks.append(sid)
+    stack, took = wait_stack(heat, sid)
+    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    return sid, stack, took
+
+
 def outputs(stack) -> dict:
     return {o["output_key"]: o["output_value"] for o in stack.outputs or []}
 
@@ -161,4 +172,5 @@ def lc():
     from types import SimpleNamespace
 
     return SimpleNamespace(template=template, wait_stack=wait_stack, wait_deleted=wait_deleted,
-                           outputs=outputs, TEMPLATES=TEMPLATES, LOCALCLOUD=LOCALCLOUD)
+                           create_complete=create_complete, outputs=outputs,
+                           TEMPLATES=TEMPLATES, LOCALCLOUD=LOCALCLOUD)

@@ -30,13 +30,9 @@ def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, sta
     from neutronclient.v2_0 import client as neutron_client
     from novaclient import client as nova_client
 
-    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("cluster.yaml"),
-                                   files={"node.yaml": lc.template("node.yaml")},
-                                   parameters={"node_count": 2})
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, took = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, took = lc.create_complete(heat_demo, stacks, stack_name, "cluster.yaml",
+                                          files={"node.yaml": lc.template("node.yaml")},
+                                          parameters={"node_count": 2})
     out = lc.outputs(stack)
     nova = nova_client.Client("2.1", session=demo_session, region_name="RegionOne")
     group = heat_demo.resources.get(sid, "nodes").physical_resource_id
@@ -62,11 +58,7 @@ def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, sta
 
 
 def test_heat_builds_octavia_load_balancers(heat_demo, demo_session, stacks, stack_name, lc):
-    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("lb_full.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "lb_full.yaml")
     out = lc.outputs(stack)
     url = demo_session.get_endpoint(service_type="load-balancer", interface="public",
                                     region_name="RegionOne")
@@ -91,12 +83,7 @@ def test_floating_ip_on_a_load_balancer_vip(heat_demo, demo_session, stacks, sta
     from neutronclient.common import exceptions as neutron_exc
     from neutronclient.v2_0 import client as neutron_client
 
-    body = heat_demo.stacks.create(stack_name=stack_name,
-                                   template=lc.template("lb_fip_full.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "lb_fip_full.yaml")
     out = lc.outputs(stack)
     assert out["vip_address"] == "10.0.0.50"
     neutron = neutron_client.Client(session=demo_session, region_name="RegionOne")

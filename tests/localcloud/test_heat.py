@@ -139,12 +139,7 @@ def test_fail_switch_gives_create_failed_naming_the_server(heat_demo, stacks, st
 
 
 def test_software_deployment_is_signalled(heat_demo, stacks, stack_name, lc):
-    body = heat_demo.stacks.create(stack_name=stack_name,
-                                   template=lc.template("deployment.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "deployment.yaml")
     out = lc.outputs(stack)
     assert out["deploy_stdout"] == "bootstrap complete (simulated)"
     assert out["deploy_status_code"] == 0
@@ -154,11 +149,7 @@ def test_software_deployment_is_signalled(heat_demo, stacks, stack_name, lc):
 
 @pytest.mark.lite_tier
 def test_loadbalancer_facade_has_vip(heat_demo, stacks, stack_name, lc):
-    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("lb.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "lb.yaml")
     out = lc.outputs(stack)
     assert ipaddress.ip_address(out["vip_address"]) in FIXED
     assert out["lb_show"]["vip_address"] == out["vip_address"]
@@ -170,11 +161,7 @@ def test_loadbalancer_facade_has_vip(heat_demo, stacks, stack_name, lc):
 
 @pytest.mark.lite_tier
 def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc):
-    body = heat_demo.stacks.create(stack_name=stack_name, template=lc.template("shapes.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "shapes.yaml")
     out = lc.outputs(stack)
     uuid_like = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
     assert re.match(uuid_like, out["server_id"]) and re.match(uuid_like, out["port_id"])
@@ -196,12 +183,7 @@ def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc
 
 
 def test_wait_condition_count_growing_with_updates(heat_demo, stacks, stack_name, lc):
-    body = heat_demo.stacks.create(stack_name=stack_name,
-                                   template=lc.template("growing_count.yaml"))
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, _ = lc.wait_stack(heat_demo, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
+    sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "growing_count.yaml")
     assert lc.outputs(stack)["data"] == '{"gen-node": "ok"}'
     heat_demo.stacks.update(sid, existing=True, parameters={"generation": 1})
     stack, took = lc.wait_stack(heat_demo, sid)
