@@ -29,7 +29,8 @@ from oslo_config import cfg
 
 from magnum_common import config
 from magnum_common.context import RequestContext
-from magnum_conductor import cluster_certs, crypto, keystone, trust, x509
+from magnum_conductor.identity import crypto, keystone, trust
+from magnum_conductor.pki import cluster_certs, x509
 
 CONF = cfg.CONF
 REPO = Path(__file__).resolve().parents[1]

@@ -45,7 +45,7 @@ def _configure(db_url: str, standin_url: str) -> None:
 
 
 def _seed(standin: support.Standin, clusters: int, projects: int) -> None:
-    from magnum_conductor import crypto
+    from magnum_conductor.identity import crypto
 
     per_project = clusters // projects
     cluster_rows, ng_rows = [], []
@@ -79,8 +79,8 @@ def _conductor(host: str, db_url: str, standin_url: str, hosts: list[str], round
     _configure(db_url, standin_url)
     from magnum_common.db.services import magnum_services
     from magnum_conductor.conf import BINARY
-    from magnum_conductor.executor import Executor
-    from magnum_conductor.status_sync import StatusSync
+    from magnum_conductor.engine.executor import Executor
+    from magnum_conductor.status.sync import StatusSync
 
     for member in hosts:
         magnum_services.heartbeat(member, BINARY)

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import itertools
 
-from magnum_conductor import (
-    cert_manager,
-    conf,
-    crypto,
-    health,
-    heat_retry,
-    keystone,
-    resources,
-    trust,
-    x509,
-)
-from magnum_conductor.handlers import cluster
+from drivers.heat import retry as heat_retry
+from magnum_conductor import conf
+from magnum_conductor.engine import resources
+from magnum_conductor.engine.handlers import cluster
+from magnum_conductor.identity import crypto, keystone, trust
+from magnum_conductor.pki import cert_manager, x509
+from magnum_conductor.status import health
 
 
 def list_opts():

@@ -17,12 +17,12 @@ from magnum_common import rpc, utils
 from magnum_common.db import api as db_api
 from magnum_common.db.services import magnum_services
 from magnum_conductor.conf import BINARY, CONF
-from magnum_conductor.endpoints import ConductorEndpoint
-from magnum_conductor.executor import Executor
-from magnum_conductor.health import HealthPoller
-from magnum_conductor.periodic import PeriodicLoop
-from magnum_conductor.reconciler import Reconciler
-from magnum_conductor.status_sync import StatusSync
+from magnum_conductor.engine.endpoints import ConductorEndpoint
+from magnum_conductor.engine.executor import Executor
+from magnum_conductor.engine.periodic import PeriodicLoop
+from magnum_conductor.engine.reconciler import Reconciler
+from magnum_conductor.status.health import HealthPoller
+from magnum_conductor.status.sync import StatusSync
 
 LOG = logging.getLogger(__name__)
 

@@ -67,7 +67,7 @@ def localcloud_conf(localcloud):
     from keystoneauth1 import loading as ks_loading
     from oslo_config import cfg
 
-    from magnum_conductor import crypto, keystone
+    from magnum_conductor.identity import crypto, keystone
 
     conf = cfg.CONF
     conf.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")

@@ -94,7 +94,8 @@ def apply_options(values: dict[str, dict[str, Any]]) -> None:
     from keystoneauth1 import loading as ks_loading
 
     from magnum_common.db import services  # noqa: F401 - registers service_down_time
-    from magnum_conductor import keystone, opts  # noqa: F401 - registers every option
+    from magnum_conductor import service  # noqa: F401 - registers the conductor's options
+    from magnum_conductor.identity import keystone
 
     CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")
     keystone.reset_cache()
@@ -108,7 +109,7 @@ def forget_required_auth_options() -> None:
     harness's re-parse of an empty configuration after the test does not fail on it."""
     from keystoneauth1 import loading as ks_loading
 
-    from magnum_conductor import keystone
+    from magnum_conductor.identity import keystone
 
     keystone.reset_cache()
     CONF.reset()

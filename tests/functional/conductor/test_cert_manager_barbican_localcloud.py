@@ -21,8 +21,9 @@ from oslo_config import cfg
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor import cert_manager, cluster_certs, keystone, x509
-from magnum_conductor.cert_manager import barbican
+from magnum_conductor.identity import keystone
+from magnum_conductor.pki import cert_manager, cluster_certs, x509
+from magnum_conductor.pki.cert_manager import barbican
 
 pytestmark = pytest.mark.localcloud
 

@@ -19,10 +19,10 @@ import support
 from oslo_config import cfg
 
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor import keystone, trust
-from magnum_conductor.executor import Executor
-from magnum_conductor.resources import Resources
-from magnum_conductor.status_sync import StatusSync, SyncStats
+from magnum_conductor.engine.executor import Executor
+from magnum_conductor.engine.resources import Resources
+from magnum_conductor.identity import keystone, trust
+from magnum_conductor.status.sync import StatusSync, SyncStats
 
 pytestmark = pytest.mark.localcloud
 

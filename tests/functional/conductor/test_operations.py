@@ -16,10 +16,10 @@ from magnum_common.context import RequestContext
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.services import magnum_services
-from magnum_conductor import status_sync
 from magnum_conductor.conf import BINARY
-from magnum_conductor.executor import Executor
-from magnum_conductor.status_sync import StatusSync
+from magnum_conductor.engine.executor import Executor
+from magnum_conductor.status import sync as status_sync
+from magnum_conductor.status.sync import StatusSync
 
 CONF = cfg.CONF
 
@@ -176,7 +176,7 @@ def test_cadf_notifications(conductor_options, standin, db):
         rpc.get_notification_transport(), [messaging.Target(topic=topic)], [collector],
         executor="threading")
     listener.start()
-    from magnum_conductor import notifications
+    from magnum_conductor.engine import notifications
     from magnum_conductor.service import Conductor
 
     notifications._notifier = None

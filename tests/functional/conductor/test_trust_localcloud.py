@@ -18,7 +18,7 @@ from oslo_config import cfg
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor import crypto, keystone, trust
+from magnum_conductor.identity import crypto, keystone, trust
 
 pytestmark = pytest.mark.localcloud
 

@@ -1,0 +1,1 @@
+"""The work engine: RPC endpoints, leases, recorded operations, their handlers, recovery."""

@@ -1,0 +1,250 @@
+"""Cluster lifecycle handlers: create, update (PATCH node_count), resize, upgrade, delete.
+
+Each handler runs under the cluster's lease after operations.execute() passed the gate and
+wrote the in-progress status; it must be safe to run again from the start (see
+operations.py). Heat calls go through drivers/heat/retry.py, so transient Heat failures are retried
+and then surface as a clear ``*_FAILED`` reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from drivers.heat import retry as heat_retry
+from magnum_common import exception, states
+from magnum_common.context import make_admin_context
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_conductor.engine import notifications
+from magnum_conductor.engine.job import Job
+from magnum_conductor.engine.operations import ANY_STATUS, Operation
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+cluster_heat_opts = [
+    cfg.IntOpt("create_timeout", default=60, min=0,
+               help="Minutes a cluster stack may take to create when the cluster does not "
+               "set create_timeout."),
+    cfg.IntOpt("update_timeout", default=60, min=1,
+               help="Minutes an update, resize, upgrade or delete may stay in progress "
+               "before the conductor marks it failed."),
+]
+CONF.register_opts(cluster_heat_opts, group="cluster_heat")
+
+
+def create_timeout(cluster: Any) -> int:
+    return cluster.create_timeout or CONF.cluster_heat.create_timeout
+
+
+def _sent_already(job: Job, exc: Exception) -> bool:
+    """A resumed stack update that Heat answers 409: our first attempt got through."""
+    return job.args.get("phase") == "started" and heat_retry.is_conflict(exc)
+
+
+def _default_worker(job: Job) -> Any:
+    ngs = job.nodegroups()
+    for ng in ngs:
+        if ng.is_default and ng.role != "master":
+            return ng
+    raise exception.NodeGroupNotFound(nodegroup="default-worker")
+
+
+def _assign_stack_ids(job: Job) -> None:
+    ngs = job.nodegroups()
+    mapping = job.driver.stack_ids(job.cluster, ngs)
+    for ng in ngs:
+        stack_id = mapping.get(ng.uuid)
+        if stack_id and stack_id != ng.stack_id:
+            job.save_nodegroup(ng.uuid, stack_id=stack_id)
+
+
+# --- create ----------------------------------------------------------------------------
+def run_create(job: Job) -> None:
+    from magnum_conductor.identity import trust
+    from magnum_conductor.pki import cluster_certs
+
+    cluster = job.cluster
+    if not cluster.trust_id:
+        job.save(**trust.create_trustee_and_trust(job.context, cluster))
+    if not job.cluster.ca_cert_ref:
+        job.save(**cluster_certs.create_for_cluster(job.context or make_admin_context(),
+                                                    job.cluster))
+    job.resources.check_auth()
+    ngs = job.nodegroups()
+    stack_id = heat_retry.call(job.driver.create_cluster, job.resources, job.cluster,
+                               job.template, ngs, create_timeout(job.cluster))
+    job.save(stack_id=stack_id)
+    _assign_stack_ids(job)
+    job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
+
+
+def fail_create(job: Job, exc: Exception) -> None:
+    for ng in job.nodegroups():
+        job.save_nodegroup(ng.uuid, status=states.CREATE_FAILED, status_reason=str(exc))
+
+
+CREATE = Operation(
+    name=states.OP_CREATE, gate=frozenset({None, states.CREATE_IN_PROGRESS}),
+    in_progress=states.CREATE_IN_PROGRESS, failed=states.CREATE_FAILED,
+    action=notifications.CREATE, describe=lambda job: "Creating the cluster.",
+    run=run_create, on_failure=fail_create)
+
+
+# --- resize / update -------------------------------------------------------------------
+def _resize(job: Job, ng_uuid: str, node_count: int, nodes_to_remove: list[str],
+            rollback: bool) -> None:
+    args = job.args
+    ng = job.nodegroup(ng_uuid)
+    if "previous_node_count" not in args:
+        job.save(operation_args={**args, "previous_node_count": ng.node_count})
+    job.save_nodegroup(ng.uuid, node_count=node_count, status=states.UPDATE_IN_PROGRESS,
+                       status_reason=f"Resizing to {node_count} nodes.")
+    job.resources.check_auth()
+    ng = job.nodegroup(ng_uuid)
+    try:
+        heat_retry.call(job.driver.resize_cluster, job.resources, job.cluster, job.template,
+                        job.nodegroups(), ng, node_count, list(nodes_to_remove), rollback)
+    except Exception as exc:
+        if not _sent_already(job, exc):
+            raise
+    job.finish(status_reason=f"Resizing node group {ng.name} to {node_count} nodes.")
+
+
+def _restore_count(job: Job, exc: Exception) -> None:
+    args = job.args
+    ng_uuid = args.get("nodegroup_uuid") or args.get("resized_nodegroup")
+    if not ng_uuid:
+        return
+    values: dict[str, Any] = {"status": states.UPDATE_FAILED, "status_reason": str(exc)}
+    if args.get("previous_node_count") is not None:
+        values["node_count"] = args["previous_node_count"]
+    job.save_nodegroup(ng_uuid, **values)
+
+
+def run_resize(job: Job) -> None:
+    args = job.args
+    _resize(job, args["nodegroup_uuid"], int(args["node_count"]),
+            args.get("nodes_to_remove") or [], bool(args.get("rollback")))
+
+
+RESIZE = Operation(
+    name=states.OP_RESIZE, gate=states.RESIZABLE, in_progress=states.UPDATE_IN_PROGRESS,
+    failed=states.UPDATE_FAILED, action=notifications.UPDATE,
+    describe=lambda job: f"Resizing to {job.args.get('node_count')} nodes.",
+    run=run_resize, on_failure=_restore_count)
+
+
+def run_update(job: Job) -> None:
+    """PATCH: health fields are saved as given; a node_count change resizes default-worker."""
+    args = job.args
+    health = {key: args[key] for key in ("health_status", "health_status_reason")
+              if args.get(key) is not None}
+    worker = _default_worker(job)
+    node_count = args.get("node_count")
+    if node_count is None or int(node_count) == args.get("previous_node_count",
+                                                            worker.node_count):
+        job.finish(status=args.get("previous_status"),
+                   status_reason=args.get("previous_reason"), **health)
+        return
+    if health:
+        job.save(**health)
+    job.save(operation_args={**job.args, "resized_nodegroup": worker.uuid})
+    _resize(job, worker.uuid, int(node_count), [], bool(args.get("rollback")))
+
+
+UPDATE = Operation(
+    name=states.OP_UPDATE, gate=states.STABLE, in_progress=states.UPDATE_IN_PROGRESS,
+    failed=states.UPDATE_FAILED, action=notifications.UPDATE,
+    describe=lambda job: "Updating the cluster.", run=run_update,
+    on_failure=_restore_count)
+
+
+# --- upgrade ---------------------------------------------------------------------------
+def run_upgrade(job: Job) -> None:
+    args = job.args
+    new_template = cluster_templates.get_by_uuid(None, args["cluster_template_uuid"])
+    ng = job.nodegroup(args["nodegroup_uuid"])
+    job.resources.check_auth()
+    try:
+        heat_retry.call(job.driver.upgrade_cluster, job.resources, job.cluster, job.template,
+                        new_template, job.nodegroups(), ng, int(args.get("max_batch_size") or 1))
+    except Exception as exc:
+        if not _sent_already(job, exc):
+            raise
+    # Later updates build stacks from the rows: record the versions the nodes now run.
+    rolled = [g for g in job.nodegroups() if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
+    for group in rolled:
+        job.save_nodegroup(group.uuid, labels=job.driver.upgraded_labels(group, new_template),
+                           **({"status": states.UPDATE_IN_PROGRESS, "status_reason":
+                               f"Upgrading to cluster template {new_template.name}."}
+                              if group.uuid == ng.uuid else {}))
+    values: dict[str, Any] = {}
+    if ng.is_default:
+        values["cluster_template_id"] = new_template.uuid
+        values["labels"] = job.driver.upgraded_labels(job.cluster, new_template)
+    job.finish(status_reason=f"Upgrading node group {ng.name} to cluster template "
+               f"{new_template.name}.", **values)
+
+
+def fail_upgrade(job: Job, exc: Exception) -> None:
+    ng_uuid = job.args.get("nodegroup_uuid")
+    if ng_uuid:
+        job.save_nodegroup(ng_uuid, status=states.UPDATE_FAILED, status_reason=str(exc))
+
+
+UPGRADE = Operation(
+    name=states.OP_UPGRADE, gate=states.STABLE, in_progress=states.UPDATE_IN_PROGRESS,
+    failed=states.UPDATE_FAILED, action=notifications.UPDATE,
+    describe=lambda job: "Upgrading the cluster.", run=run_upgrade, on_failure=fail_upgrade)
+
+
+# --- delete ----------------------------------------------------------------------------
+def run_delete(job: Job) -> None:
+    ngs = job.nodegroups()
+    job.save_nodegroups(ngs, status=states.DELETE_IN_PROGRESS,
+                        status_reason="Deleting the cluster.")
+    if not job.cluster.stack_id and not any(ng.stack_id for ng in ngs):
+        complete_delete(job)
+        return
+    job.resources.check_auth()
+    try:
+        heat_retry.call(job.driver.delete_cluster, job.resources, job.cluster, ngs)
+    except Exception as exc:
+        if not (heat_retry.is_not_found(exc) or _sent_already(job, exc)):
+            raise
+    job.finish(status_reason="Stack delete sent to Heat; waiting for it to complete.")
+
+
+def complete_delete(job: Job) -> None:
+    """Heat says the stacks are gone: remove the trust, the certificates, then the rows."""
+    from magnum_conductor.identity import trust
+    from magnum_conductor.pki import cluster_certs
+
+    context = job.context or make_admin_context()
+    cluster = job.cluster
+    ngs = job.nodegroups()
+    if cluster.trust_id or cluster.trustee_user_id:
+        if not trust.delete_trustee_and_trust(context, cluster):
+            LOG.warning("Cluster %s: trustee or trust left behind in Keystone", cluster.uuid)
+    cluster_certs.delete_for_cluster(context, cluster)
+    job.destroy()
+    LOG.info("Cluster %s deleted", cluster.uuid)
+    notifications.emit(context, notifications.DELETE, notifications.SUCCESS, cluster, ngs)
+
+
+def fail_delete(job: Job, exc: Exception) -> None:
+    for ng in job.nodegroups():
+        job.save_nodegroup(ng.uuid, status=states.DELETE_FAILED, status_reason=str(exc))
+
+
+DELETE = Operation(
+    name=states.OP_DELETE, gate=ANY_STATUS, in_progress=states.DELETE_IN_PROGRESS,
+    failed=states.DELETE_FAILED, action=notifications.DELETE,
+    describe=lambda job: "Deleting the cluster.", run=run_delete, on_failure=fail_delete)
+
+
+def list_opts():
+    return [("cluster_heat", cluster_heat_opts)]

@@ -1,0 +1,116 @@
+"""One unit of conductor work on one cluster, done while holding the cluster's lease.
+
+A Job bundles what every handler needs: the cluster row, its template and node groups, the
+driver, the resources handed to the driver, the requester's context (rebuilt from the
+snapshot the API recorded) and the lease. Every write goes through the Job and is made
+conditional on the lease still being ours, so a conductor that lost its lease (it stalled
+past expiry and another conductor took over) can never overwrite the newer owner's work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from oslo_log import log as logging
+
+from drivers import registry
+from drivers.base import Driver
+from magnum_common import states
+from magnum_common.context import RequestContext
+from magnum_common.db import api as db_api
+from magnum_common.db import models
+from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_conductor.engine.lease import Lease, LeaseLost
+from magnum_conductor.engine.resources import Resources
+
+LOG = logging.getLogger(__name__)
+
+
+def requester_context(cluster: models.Cluster) -> RequestContext | None:
+    """The requester's context recorded with the pending operation, if any."""
+    snapshot = (cluster.operation_args or {}).get("context")
+    return RequestContext.from_dict(snapshot) if snapshot else None
+
+
+class Job:
+    """The state one handler run works with; reload() after anything else may have written."""
+
+    def __init__(self, lease: Lease, cluster: models.Cluster,
+                 context: RequestContext | None = None) -> None:
+        self.lease = lease
+        self.cluster = cluster
+        self.context = context or requester_context(cluster)
+        self._template: models.ClusterTemplate | None = None
+        self._driver: Driver | None = None
+        self._resources: Resources | None = None
+
+    @property
+    def uuid(self) -> str:
+        return self.cluster.uuid
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.cluster.operation_args or {})
+
+    @property
+    def template(self) -> models.ClusterTemplate:
+        if self._template is None:
+            self._template = cluster_templates.get_by_uuid(None, self.cluster.cluster_template_id)
+        return self._template
+
+    @property
+    def driver(self) -> Driver:
+        if self._driver is None:
+            self._driver = registry.get_driver_for_template(self.template)
+        return self._driver
+
+    @property
+    def resources(self) -> Resources:
+        if self._resources is None or self._resources.cluster is not self.cluster:
+            creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
+            self._resources = Resources(self.context, self.cluster, prefer_requester=creating)
+        return self._resources
+
+    def nodegroups(self) -> list[models.NodeGroup]:
+        return nodegroups.list(None, {"cluster_id": self.uuid})
+
+    def nodegroup(self, uuid: str) -> models.NodeGroup:
+        return nodegroups.get_in_cluster(None, self.uuid, uuid)
+
+    def reload(self) -> models.Cluster:
+        self.cluster = clusters.get_by_uuid(None, self.uuid)
+        return self.cluster
+
+    # --- writes, all conditional on the lease ----------------------------------------------
+    def save(self, **values: Any) -> models.Cluster:
+        """Update the cluster row if the lease is still ours; return the fresh row."""
+        self.lease.ensure()
+        if not clusters.compare_and_swap(None, self.uuid, {"lock_owner": self.lease.owner},
+                                         values):
+            self.lease.lost.set()
+            raise LeaseLost(cluster=self.uuid)
+        return self.reload()
+
+    def save_nodegroup(self, uuid: str, **values: Any) -> None:
+        self.lease.ensure()
+        nodegroups.update(None, uuid, values)
+
+    def save_nodegroups(self, ngs: list[models.NodeGroup], **values: Any) -> None:
+        for ng in ngs:
+            self.save_nodegroup(ng.uuid, **values)
+
+    def finish(self, **values: Any) -> models.Cluster:
+        """Clear the recorded operation (keeping ``operation_at`` as its start time)."""
+        return self.save(operation=None, operation_args={}, **values)
+
+    def destroy(self) -> None:
+        """Remove the node groups and the cluster row (the end of a delete)."""
+        self.lease.ensure()
+        nodegroups.destroy_all_of(self.uuid)
+        with db_api.writer() as session:
+            session.query(models.Cluster).filter_by(uuid=self.uuid,
+                                                    lock_owner=self.lease.owner).delete()
+        self.lease.lost.set()  # nothing left to renew or release
+

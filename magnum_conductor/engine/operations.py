@@ -1,0 +1,121 @@
+"""Running a recorded operation: gate, begin, act, finish or fail (the state machine).
+
+Every operation the API records on a cluster row is described by an ``Operation``: the
+statuses it may start from, the in-progress status it moves the cluster to, the failed
+status it ends in on error, the notification action, and the handler that does the work.
+
+Operations are resumable. The first run checks the gate and writes the in-progress status
+together with ``phase = started`` into the recorded arguments; a replay (cast lost,
+conductor died mid-way) sees the phase and skips the gate, and every handler step is
+idempotent (trust / certificates are created only when missing, the driver's stack create is
+idempotent by stack name, a stack update Heat already runs answers 409 and counts as sent).
+The operation is cleared in the same UPDATE that records its outcome; from then on the
+status sync follows Heat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from oslo_log import log as logging
+
+from magnum_common import exception, states
+from magnum_conductor.engine import notifications
+from magnum_conductor.engine.job import Job
+from magnum_conductor.engine.lease import LeaseLost
+
+LOG = logging.getLogger(__name__)
+
+ANY_STATUS = frozenset(states.ALL_STATUSES) | {None}
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    name: str
+    gate: frozenset[str | None]
+    in_progress: str
+    failed: str
+    #: Notification action (None: the operation emits nothing).
+    action: str | None
+    #: What the in-progress status_reason says while it runs.
+    describe: Callable[[Job], str]
+    run: Callable[[Job], Any]
+    #: Extra clean-up of node groups etc. when the operation fails (after the status).
+    on_failure: Callable[[Job, Exception], None] | None = None
+    #: Notify failure only (CA rotation emits no pending).
+    notify_pending: bool = True
+
+
+class Refused(exception.InvalidState):
+    message = "%(operation)s is not possible while cluster %(cluster)s is %(status)s."
+
+
+def _reason(exc: Exception) -> str:
+    """The error as the status_reason, with its cause (e.g. why a trust was refused)."""
+    text = str(exc).strip() or type(exc).__name__
+    cause = exc.__cause__
+    if cause is not None and str(cause).strip() and str(cause) not in text:
+        text = f"{text}: {str(cause).strip()}"
+    return text if len(text) < 4000 else text[:4000] + "..."
+
+
+def execute(job: Job, op: Operation | None) -> Any:
+    """Run ``op``, the operation recorded on ``job.cluster`` (None: a name no handler
+    knows); exceptions of calls propagate."""
+    name = job.cluster.operation
+    if op is None:
+        LOG.error("Cluster %s records unknown operation %r; clearing it", job.uuid, name)
+        job.finish()
+        return None
+    args = job.args
+    if args.get("phase") != "started":
+        if job.cluster.status not in op.gate:
+            refusal = Refused(operation=name, cluster=job.uuid, status=job.cluster.status)
+            LOG.warning("%s", refusal)
+            job.finish()
+            notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
+                               job.nodegroups())
+            raise refusal
+        job.save(status=op.in_progress, status_reason=op.describe(job),
+                 operation_args={**args, "phase": "started",
+                                 "previous_status": job.cluster.status,
+                                 "previous_reason": job.cluster.status_reason})
+        if op.notify_pending:
+            notifications.emit(job.context, op.action, notifications.PENDING, job.cluster,
+                               job.nodegroups())
+    else:
+        LOG.info("Resuming %s of cluster %s", name, job.uuid)
+    try:
+        return op.run(job)
+    except LeaseLost:
+        LOG.warning("Stopped %s of cluster %s: lease lost", name, job.uuid)
+        raise
+    except exception.NotSupported as exc:
+        LOG.info("%s of cluster %s not supported by its driver: %s", name, job.uuid, exc)
+        revert(job)
+        raise
+    except Exception as exc:
+        LOG.exception("%s of cluster %s failed", name, job.uuid)
+        fail(job, op, exc)
+        raise
+
+
+def revert(job: Job) -> None:
+    """Back to the status the operation started from (nothing was changed)."""
+    args = job.args
+    job.finish(status=args.get("previous_status") or job.cluster.status,
+               status_reason=args.get("previous_reason"))
+
+
+def fail(job: Job, op: Operation, exc: Exception) -> None:
+    """Record the failure: ``*_FAILED`` with the error as reason, operation cleared."""
+    try:
+        if op.on_failure is not None:
+            op.on_failure(job, exc)
+        job.finish(status=op.failed, status_reason=_reason(exc))
+    except LeaseLost:
+        return
+    notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
+                       job.nodegroups())

@@ -1,0 +1,193 @@
+"""ClusterResources for the drivers: Heat, the catalog, the trustee, the CA key, keypairs.
+
+Which identity a driver's calls use: the cluster's trust (trust-scoped session of the
+trustee, impersonating the owner) as soon as the trust exists, else the requester's own
+context (token or token body recorded with the operation). Acting through the trust is what
+lets a replayed or resumed operation, or the status sync, run after the requester's token
+has expired.
+
+One exception, imposed by Heat: creating a stack makes Heat create a trust of its own from
+the caller's token, which Keystone refuses for a trust-scoped token when the cluster's trust
+forbids redelegation. Stack creates (``prefer_requester``) therefore use the requester's
+token while it is valid, and the trust only when it has expired.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from heatclient import client as heat_client
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import session as ks_session
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from drivers.base import TrusteeCredentials
+from magnum_common import exception
+from magnum_common.context import RequestContext
+from magnum_conductor.identity import keystone, trust
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+heat_client_opts = [
+    cfg.StrOpt("region_name", help="Region of the Heat endpoint in the catalog."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               help="Catalog interface of the Heat endpoint (publicURL, internalURL, "
+               "adminURL or public / internal / admin)."),
+    cfg.StrOpt("api_version", default="1", help="Heat API version."),
+    cfg.StrOpt("ca_file", help="CA bundle verifying Heat's TLS certificate."),
+    cfg.StrOpt("cert_file", help="Client certificate for Heat."),
+    cfg.StrOpt("key_file", help="Client certificate key for Heat."),
+    cfg.BoolOpt("insecure", default=False, help="Do not verify Heat's TLS certificate."),
+    cfg.FloatOpt("timeout", default=60.0, min=1,
+                 help="Seconds before a Heat request times out (then it is retried)."),
+]
+CONF.register_opts(heat_client_opts, group="heat_client")
+
+nova_client_opts = [
+    cfg.StrOpt("region_name", help="Region of the Nova endpoint in the catalog."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               help="Catalog interface of the Nova endpoint."),
+    cfg.StrOpt("api_version", default="2.1", help="Nova API microversion."),
+]
+CONF.register_opts(nova_client_opts, group="nova_client")
+
+
+def interface(endpoint_type: str | None) -> str:
+    """``publicURL`` -> ``public`` (the catalog's interface names)."""
+    value = (endpoint_type or "public").lower()
+    return value[:-3] if value.endswith("url") else value
+
+
+def requester_token_valid(context: RequestContext) -> bool:
+    """False when the recorded token body says the token has expired (or expires now)."""
+    info = (context.auth_token_info or {}).get("token") or {}
+    expires = info.get("expires_at")
+    if not expires:
+        return bool(context.auth_token or context.auth_token_info)
+    try:
+        when = datetime.datetime.fromisoformat(expires.replace("Z", "+00:00"))
+    except ValueError:
+        return True
+    return when > datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30)
+
+
+class AuthenticationFailed(exception.AuthorizationFailure):
+    message = "Cannot act for cluster %(cluster)s: %(reason)s"
+
+
+class Resources:
+    """ClusterResources for one operation on one cluster (drivers/base.py protocol)."""
+
+    def __init__(self, context: RequestContext | None, cluster: Any,
+                 prefer_requester: bool = False) -> None:
+        self.cluster = cluster
+        self.requester = context
+        self.prefer_requester = prefer_requester
+        self._session: ks_session.Session | None = None
+
+    # --- identity --------------------------------------------------------------------
+    @property
+    def context(self) -> RequestContext:
+        if self.has_trust and not self._use_requester():
+            return trust.cluster_context(self.cluster)
+        if self.requester is None:
+            raise AuthenticationFailed(cluster=self.cluster.uuid,
+                                       reason="no trust and no requester context")
+        return self.requester
+
+    @property
+    def has_trust(self) -> bool:
+        c = self.cluster
+        return bool(c.trust_id and c.trustee_user_id and c.trustee_password)
+
+    def _use_requester(self) -> bool:
+        return (self.requester is not None and (not self.has_trust or self.prefer_requester)
+                and requester_token_valid(self.requester))
+
+    def session(self) -> ks_session.Session:
+        """The trust-scoped session once the trust exists, else the requester's."""
+        if self._session is None:
+            if self.has_trust and not self._use_requester():
+                self._session = trust.cluster_session(self.cluster)
+            elif self.requester is not None:
+                self._session = keystone.session_for_context(self.requester)
+            else:
+                raise AuthenticationFailed(cluster=self.cluster.uuid,
+                                           reason="no trust and no requester context")
+        return self._session
+
+    def check_auth(self) -> None:
+        """Authenticate now, so an unusable identity fails with a clear reason early."""
+        try:
+            self.session().get_token()
+        except (ks_exc.Unauthorized, ks_exc.Forbidden, ks_exc.NotFound,
+                ks_exc.MissingAuthPlugin, exception.AuthorizationFailure) as exc:
+            who = "the cluster's trust" if self.has_trust else "the requesting user's token"
+            raise AuthenticationFailed(
+                cluster=self.cluster.uuid,
+                reason=f"authentication with {who} failed ({exc})") from exc
+
+    # --- ClusterResources --------------------------------------------------------------
+    def heat(self) -> Any:
+        opts = CONF.heat_client
+        sess = self.session()
+        verify: bool | str = False if opts.insecure else (opts.ca_file or sess.verify)
+        cert = (opts.cert_file, opts.key_file) if opts.cert_file else sess.cert
+        heat_session = ks_session.Session(auth=sess.auth, verify=verify, cert=cert,
+                                          timeout=opts.timeout)
+        return heat_client.Client(opts.api_version, session=heat_session,
+                                  service_type="orchestration",
+                                  interface=interface(opts.endpoint_type),
+                                  region_name=opts.region_name)
+
+    def url_for(self, service_type: str, interface: str = "public") -> str | None:
+        try:
+            return self.session().get_endpoint(service_type=service_type, interface=interface)
+        except ks_exc.EndpointNotFound:
+            return None
+
+    def trustee(self) -> TrusteeCredentials:
+        from magnum_conductor.identity import crypto
+
+        c = self.cluster
+        return TrusteeCredentials(
+            user_id=c.trustee_user_id,
+            username=c.trustee_username,
+            password=crypto.decrypt(c.trustee_password) if c.trustee_password else None,
+            domain_id=keystone.trustee_domain_id(),
+            trust_id=c.trust_id,
+        )
+
+    def ca_private_key(self) -> str | None:
+        from magnum_conductor.pki import cluster_certs
+
+        return cluster_certs.ca_private_key(self.context, self.cluster)
+
+    def client_certificates(self) -> tuple[str, str, str] | None:
+        """The admin client bundle for the health monitor; None before certificates exist."""
+        if not (self.cluster.ca_cert_ref and self.cluster.magnum_cert_ref):
+            return None
+        from magnum_conductor.pki import cluster_certs
+
+        return cluster_certs.client_credentials(self.context, self.cluster)
+
+    def keypair_public_key(self, name: str | None) -> str | None:
+        if not name or self.url_for("compute", interface(CONF.nova_client.endpoint_type)) is None:
+            return None
+        from novaclient import client as nova_client
+        from novaclient import exceptions as nova_exc
+
+        nova = nova_client.Client(CONF.nova_client.api_version, session=self.session(),
+                                  endpoint_type=interface(CONF.nova_client.endpoint_type),
+                                  region_name=CONF.nova_client.region_name)
+        try:
+            return nova.keypairs.get(name).public_key
+        except nova_exc.NotFound:
+            return None
+
+
+def list_opts():
+    return [("heat_client", heat_client_opts), ("nova_client", nova_client_opts)]

@@ -1,0 +1,225 @@
+"""A cluster's trustee user and trust: how the conductor and the nodes act for the owner.
+
+At create, the trustee domain admin makes a user ``<cluster_uuid>_<project_id>`` with a
+generated password in the trustee domain, and the requesting user delegates to it a trust
+on the cluster's project (impersonation on, no redelegation, roles ``[trust] roles`` or the
+requester's). With that trust the conductor keeps managing the cluster after the owner's
+token expired, and the nodes obtain tokens to reach Magnum and OpenStack.
+
+The values returned for the cluster row carry the password encrypted (``crypto``); it is
+decrypted only to authenticate. Creation is idempotent: a trustee of that name left by an
+interrupted create is reused (password reset) together with its trust from the same owner.
+Deletion tolerates either part being gone already.
+
+Public API:
+    ``trustee_username(cluster) -> str``,
+    ``create_trustee_and_trust(context, cluster) -> dict`` (``trustee_username``,
+    ``trustee_user_id``, ``trustee_password`` (encrypted), ``trust_id``),
+    ``delete_trustee_and_trust(context, cluster) -> bool``,
+    ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
+    ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
+    ``rotate_trustee_password(cluster) -> str`` (new encrypted password), ``list_opts()``.
+``cluster`` is any object with ``uuid``, ``project_id``, ``user_id``, ``trustee_user_id``,
+``trustee_password`` (encrypted) and ``trust_id`` attributes (a DB row).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import session as ks_session
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from magnum_common import exception, utils
+from magnum_common.context import RequestContext
+from magnum_conductor.identity import crypto, keystone
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+GROUP = keystone.TRUST_GROUP
+
+trust_opts = [
+    cfg.BoolOpt(
+        "cluster_user_trust", default=False,
+        help="Pass the trust id to the cluster's nodes, letting them call OpenStack APIs as "
+        "the cluster owner (needed by in-cluster cloud providers).",
+    ),
+    cfg.ListOpt(
+        "roles", default=[],
+        help="Roles delegated by the trust; empty means the requesting user's roles.",
+    ),
+    cfg.StrOpt(
+        "trustee_keystone_interface", default="public",
+        choices=["public", "internal", "admin"],
+        help="Keystone endpoint interface the cluster's nodes use with the trustee.",
+    ),
+    cfg.StrOpt("trustee_keystone_region_name",
+               help="Region of the Keystone endpoint the cluster's nodes use."),
+]
+CONF.register_opts(trust_opts, group=GROUP)
+
+
+def trustee_username(cluster: Any) -> str:
+    return f"{cluster.uuid}_{cluster.project_id}"
+
+
+def _ensure_trustee(kc: Any, domain_id: str, name: str, password: str) -> tuple[Any, bool]:
+    """The trustee user, created or (after an interrupted create) reset; (user, created)."""
+    try:
+        return kc.users.create(name=name, password=password, domain=domain_id), True
+    except ks_exc.Conflict:
+        existing = kc.users.list(domain=domain_id, name=name)
+        if not existing:
+            raise
+    user = existing[0]
+    kc.users.update(user, password=password, enabled=True)
+    LOG.info("Reusing trustee user %s left by an earlier attempt", name)
+    return user, False
+
+
+def _existing_trust(kc: Any, context: RequestContext, trustee_id: str) -> str | None:
+    for trust in kc.trusts.list(trustor_user=context.user_id):
+        if trust.trustee_user_id == trustee_id and trust.project_id == context.project_id:
+            return trust.id
+    return None
+
+
+def create_trustee_and_trust(context: RequestContext, cluster: Any) -> dict[str, str]:
+    """Create (or recover) the trustee and the owner's trust; values for the cluster row.
+
+    Raises ``ConfigInvalid`` for missing configuration (the encryption key is checked
+    before anything is created) and ``TrusteeOrTrustToClusterFailed``, with Keystone's
+    error in the message, for any Keystone failure.
+    """
+    password = utils.generate_password()
+    encrypted = crypto.encrypt(password)
+    name = trustee_username(cluster)
+    try:
+        admin_kc = keystone.client(keystone.domain_admin_session())
+        user, created = _ensure_trustee(admin_kc, keystone.trustee_domain_id(), name, password)
+        try:
+            owner_kc = keystone.client(keystone.session_for_context(context))
+            trust_id = None if created else _existing_trust(owner_kc, context, user.id)
+            if trust_id is None:
+                trust_id = owner_kc.trusts.create(
+                    trustor_user=context.user_id,
+                    trustee_user=user.id,
+                    project=context.project_id,
+                    impersonation=True,
+                    allow_redelegation=False,
+                    role_names=list(CONF[GROUP].roles or context.roles),
+                ).id
+        except Exception:
+            if created:
+                _delete_user(admin_kc, user.id)
+            raise
+    except (ks_exc.ClientException, exception.AuthorizationFailure) as exc:
+        LOG.error("Creating trustee/trust for cluster %s failed: %s", cluster.uuid, exc)
+        raise exception.TrusteeOrTrustToClusterFailed(
+            f"Failed to create trustee or trust for Cluster: {cluster.uuid}: {exc}",
+            cluster_uuid=cluster.uuid,
+        ) from exc
+    return {
+        "trustee_username": name,
+        "trustee_user_id": user.id,
+        "trustee_password": encrypted,
+        "trust_id": trust_id,
+    }
+
+
+def _delete_user(kc: Any, user_id: str) -> bool:
+    try:
+        kc.users.delete(user_id)
+    except ks_exc.NotFound:
+        pass
+    except ks_exc.ClientException as exc:
+        LOG.warning("Could not delete trustee user %s: %s", user_id, exc)
+        return False
+    return True
+
+
+def _trust_deleters(context: RequestContext, cluster: Any) -> list[tuple[str, Any]]:
+    """Identities that may delete the trust, in order of preference (lazily built)."""
+    deleters: list[tuple[str, Any]] = []
+    if context.user_id and context.user_id == cluster.user_id and (
+            context.auth_token or context.auth_token_info):
+        deleters.append(("owner", lambda: keystone.session_for_context(context)))
+    if cluster.trustee_user_id and cluster.trustee_password:
+        deleters.append(("trustee", lambda: cluster_session(cluster)))
+    deleters.append(("service", keystone.admin_session))
+    return deleters
+
+
+def _delete_trust(context: RequestContext, cluster: Any) -> bool:
+    for who, make_session in _trust_deleters(context, cluster):
+        try:
+            keystone.client(make_session()).trusts.delete(cluster.trust_id)
+            return True
+        except ks_exc.NotFound:
+            return True
+        except (ks_exc.Unauthorized, ks_exc.Forbidden, exception.AuthorizationFailure,
+                crypto.DecryptionFailed) as exc:
+            LOG.debug("Deleting trust %s as %s refused: %s", cluster.trust_id, who, exc)
+        except ks_exc.ClientException as exc:
+            LOG.warning("Deleting trust %s as %s failed: %s", cluster.trust_id, who, exc)
+    LOG.warning("Trust %s of cluster %s could not be deleted", cluster.trust_id, cluster.uuid)
+    return False
+
+
+def delete_trustee_and_trust(context: RequestContext, cluster: Any) -> bool:
+    """Delete the trust, then the trustee; True when both are gone (missing counts as gone).
+
+    Never raises for Keystone errors: a cluster delete must not be blocked by a trust that
+    someone already removed; a False result says something is left behind (logged).
+    """
+    gone = True
+    if cluster.trust_id:
+        gone = _delete_trust(context, cluster)
+        if cluster.trustee_user_id:
+            keystone.forget_trust_session(cluster.trustee_user_id, cluster.trust_id)
+    if cluster.trustee_user_id:
+        try:
+            admin_kc = keystone.client(keystone.domain_admin_session())
+        except (exception.AuthorizationFailure, exception.ConfigInvalid) as exc:
+            LOG.warning("Trustee %s not deleted: %s", cluster.trustee_user_id, exc)
+            return False
+        gone = _delete_user(admin_kc, cluster.trustee_user_id) and gone
+    return gone
+
+
+def cluster_session(cluster: Any) -> ks_session.Session:
+    """The trustee's trust-scoped session: acts as the cluster owner in its project."""
+    return keystone.trust_session(cluster.trustee_user_id,
+                                  crypto.decrypt(cluster.trustee_password), cluster.trust_id)
+
+
+def cluster_context(cluster: Any) -> RequestContext:
+    """A context that authenticates through the cluster's trust (never send it over RPC:
+    it holds the decrypted trustee password)."""
+    return RequestContext(
+        user_id=cluster.trustee_user_id,
+        project_id=cluster.project_id,
+        trust_id=cluster.trust_id,
+        password=crypto.decrypt(cluster.trustee_password),
+        auth_url=keystone.auth_url(),
+        is_admin=False,
+    )
+
+
+def rotate_trustee_password(cluster: Any) -> str:
+    """Give the trustee a new password; returns it encrypted for the cluster row."""
+    password = utils.generate_password()
+    encrypted = crypto.encrypt(password)
+    admin_kc = keystone.client(keystone.domain_admin_session())
+    try:
+        admin_kc.users.update(cluster.trustee_user_id, password=password)
+    except ks_exc.ClientException as exc:
+        raise exception.TrusteeOrTrustToClusterFailed(cluster_uuid=cluster.uuid) from exc
+    return encrypted
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    return [(GROUP, trust_opts)]

@@ -1,0 +1,1 @@
+"""Cluster certificates: CAs and CSR signing (x509), their storage backends, the facade."""

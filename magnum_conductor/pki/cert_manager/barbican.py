@@ -1,0 +1,132 @@
+"""Certificates in Barbican: one secret per part plus a certificate container.
+
+Everything is owned by Magnum's service user (``[keystone_auth]``), so the conductor reaches
+a cluster's certificates whoever asks and whenever. Payloads are stored as
+``application/octet-stream`` (Barbican strips the trailing newline of ``text/plain``
+payloads, which would alter PEM texts). ``get_cert`` only reads: it registers no consumer.
+A store that fails midway deletes the secrets it already created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from barbicanclient import client as barbican_client
+from barbicanclient import exceptions as barbican_exc
+from keystoneauth1 import exceptions as ks_exc
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from magnum_common import exception
+from magnum_common.context import RequestContext
+from magnum_conductor.identity import keystone
+from magnum_conductor.pki.cert_manager import base
+
+CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
+
+GROUP = "barbican_client"
+
+barbican_opts = [
+    cfg.StrOpt("region_name", help="Region of the key-manager endpoint."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               choices=["publicURL", "internalURL", "adminURL", "public", "internal", "admin"],
+               help="Catalog interface of the key-manager endpoint."),
+]
+CONF.register_opts(barbican_opts, group=GROUP)
+
+_MISSING = (LookupError, ValueError, ks_exc.NotFound)
+
+
+def _is_not_found(exc: Exception) -> bool:
+    if isinstance(exc, UnicodeDecodeError):  # a corrupt payload is not a missing one
+        return False
+    return isinstance(exc, _MISSING) or getattr(exc, "status_code", None) == 404
+
+
+def client() -> Any:
+    """A Barbican client acting as Magnum's service user."""
+    return barbican_client.Client(
+        session=keystone.admin_session(),
+        region_name=CONF[GROUP].region_name,
+        interface=CONF[GROUP].endpoint_type.removesuffix("URL"),
+    )
+
+
+def _text(secret: Any) -> str | None:
+    if secret is None:
+        return None
+    payload = secret.payload
+    return payload.decode("utf-8") if isinstance(payload, bytes) else payload
+
+
+class CertManager(base.CertManager):
+    """Barbican secrets and certificate containers."""
+
+    def probe(self) -> None:
+        """List one secret as the service user: Keystone, catalog and Barbican all answer."""
+        client().secrets.list(limit=1)
+
+    def store_cert(
+        self,
+        context: RequestContext,
+        certificate: str,
+        private_key: str,
+        passphrase: str | None = None,
+        intermediates: str | None = None,
+        name: str = "Magnum certificate",
+    ) -> str:
+        bc = client()
+        parts = {"certificate": certificate, "private_key": private_key,
+                 "private_key_passphrase": passphrase, "intermediates": intermediates}
+        stored: dict[str, Any] = {}
+        try:
+            for part, text in parts.items():
+                if text is None:
+                    continue
+                secret = bc.secrets.create(name=f"{name} {part}", payload=text.encode("utf-8"))
+                secret.store()
+                stored[part] = secret
+            return bc.containers.create_certificate(name=name, **stored).store()
+        except Exception:
+            for secret in stored.values():
+                try:
+                    secret.delete()
+                except Exception as exc:  # keep cleaning; the store error is what matters
+                    LOG.warning("Could not remove secret %s after a failed store: %s",
+                                secret.secret_ref, exc)
+            raise
+
+    def get_cert(self, context: RequestContext, ref: str) -> base.Cert:
+        try:
+            container = client().containers.get(ref)
+            return base.Cert(
+                certificate=_text(container.certificate),
+                private_key=_text(container.private_key),
+                passphrase=_text(container.private_key_passphrase),
+                intermediates=_text(container.intermediates),
+            )
+        except (barbican_exc.HTTPClientError, *_MISSING) as exc:
+            if _is_not_found(exc):
+                raise exception.CertificateNotFound(certificate=ref) from exc
+            raise
+
+    def delete_cert(self, context: RequestContext, ref: str) -> None:
+        bc = client()
+        try:
+            container = bc.containers.get(ref)
+        except (barbican_exc.HTTPClientError, *_MISSING) as exc:
+            if _is_not_found(exc):
+                return
+            raise
+        # Secrets first: a container left behind by a failure still leads to them on retry.
+        for entity in [*container.secrets.values(), container]:
+            try:
+                entity.delete()
+            except barbican_exc.HTTPClientError as exc:
+                if not _is_not_found(exc):
+                    raise
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    return [(GROUP, barbican_opts)]

@@ -1,0 +1,1 @@
+"""Following the clusters: the partitioned status sync, health polls, the hash ring."""
