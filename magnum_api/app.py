@@ -6,6 +6,7 @@ import os
 import sys
 
 import pecan
+import webob.multidict
 from oslo_config import cfg
 from paste import deploy
 
@@ -35,6 +36,21 @@ _SHIPPED_PASTE = (
 )
 
 
+class Request(pecan.Request):
+    """pecan's request, minus the body parsing pecan does on its own: handlers' bodies are
+    read once, bounded and validated, by their declared schema (magnum_api/schemas)."""
+
+    @property
+    def json(self):
+        raise TypeError("request bodies are decoded by the schemas")
+
+    json_body = json
+
+    @property
+    def POST(self):
+        return webob.multidict.NoVars()
+
+
 def setup_app() -> ParsableErrorMiddleware:
     """The pecan application wrapped in the error-envelope middleware."""
     from magnum_api import routing_cache
@@ -43,7 +59,9 @@ def setup_app() -> ParsableErrorMiddleware:
     routing_cache.install()
     app = pecan.make_app(
         RootController(),
-        hooks=[hooks.ContextHook(), hooks.ErrorHook(), hooks.MicroversionHook()],
+        hooks=[hooks.ContextHook(), hooks.ValidationHook(), hooks.ErrorHook(),
+               hooks.MicroversionHook()],
+        request_cls=Request,
         force_canonical=False,
         guess_content_type_from_ext=False,
         logging=False,

@@ -1,4 +1,5 @@
-"""pecan hooks: the request context, error rendering and the microversion headers."""
+"""pecan hooks: the request context, request validation, error rendering and the
+microversion headers."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import logging
 
 import webob.exc
 from pecan import hooks
-from wsme import exc as wsme_exc
 
 from magnum_api import errors, microversion, policy
+from magnum_api.schemas import operation
 from magnum_common import exception
 from magnum_common.context import RequestContext
 
@@ -46,6 +47,22 @@ class ContextHook(hooks.PecanHook):
         state.request.context = ctx
 
 
+class ValidationHook(hooks.PecanHook):
+    """Checks the request against the handler's declared operation before it runs."""
+
+    priority = 15
+
+    def before(self, state) -> None:
+        spec = getattr(state.controller, "operation", None)
+        if spec is None:
+            raise webob.exc.HTTPNotFound()
+        environ = state.request.environ
+        version = environ.get(microversion.ENVIRON_KEY, microversion.MIN_VERSION)
+        environ[operation.ENVIRON_KEY] = operation.check(
+            spec, state.request, list(state.arguments.args), list(state.arguments.varargs),
+            version)
+
+
 class ErrorHook(hooks.PecanHook):
     """Renders handler errors into the error envelope with the right status."""
 
@@ -65,8 +82,6 @@ class ErrorHook(hooks.PecanHook):
             status, message = e.code, e.format_message()
             if status >= 500:
                 LOG.error("Request failed: %s", message)
-        elif isinstance(e, wsme_exc.ClientSideError):
-            status, message = e.code, e.faultstring
         else:
             LOG.exception("Unexpected error serving %s %s", state.request.method,
                           state.request.path)

@@ -1,4 +1,4 @@
-"""Helpers every v1 handler uses: context, body parsing, query checks, responses, paging."""
+"""Helpers every v1 handler uses: context, the validated request, responses, paging."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pecan
 import webob
 from oslo_config import cfg
 from pecan import rest
-from wsme import exc as wsme_exc
-from wsme import types as wtypes
-from wsme.rest import json as wsjson
 
-from magnum_api import errors, microversion, routing_cache
-from magnum_common import utils
-from magnum_common.context import RequestContext
+from magnum_api import microversion, routing_cache
+from magnum_api.schemas import fields, types
+from magnum_api.schemas.operation import Response, operation, validated
+from magnum_common import exception, utils
+
+__all__ = ["Response", "operation"]
 
 CONF = cfg.CONF
 
@@ -26,8 +26,6 @@ api_opts = [
                "collection resource."),
 ]
 CONF.register_opts(api_opts, group="api")
-
-_JSON_TYPES = frozenset(wsjson.accept_content_types)
 
 
 class RestController(rest.RestController):
@@ -43,11 +41,11 @@ class RestController(rest.RestController):
 
 
 def expose():
-    """pecan's expose for JSON handlers (the Accept header is not negotiated)."""
+    """pecan's expose for routing hooks (``_route``); handlers use :func:`operation`."""
     return pecan.expose(content_type="application/json")
 
 
-def context() -> RequestContext:
+def context():
     return pecan.request.context
 
 
@@ -55,10 +53,14 @@ def version() -> microversion.Version:
     return pecan.request.environ[microversion.ENVIRON_KEY]
 
 
-def require_version(minimum: microversion.Version) -> None:
-    """Methods introduced by a microversion do not exist below it: plain 406."""
-    if version() < minimum:
-        raise errors.RoutingError(406)
+def body() -> Any:
+    """The request body, validated against the handler's declared schema."""
+    return validated().body
+
+
+def query() -> dict[str, Any]:
+    """The query parameters, validated against the handler's declaration."""
+    return validated().query
 
 
 def base_url() -> str:
@@ -89,54 +91,62 @@ def no_content() -> webob.Response:
     return response
 
 
-def parse_body(datatype: Any, argname: str) -> Any:
-    """Decode and type-check a JSON body with WSME, as upstream did (same messages)."""
-    request = pecan.request
-    body = request.body
-    if not body:
-        raise wsme_exc.MissingArgument(argname)
-    mimetype = request.content_type
-    if mimetype not in _JSON_TYPES:
-        raise wsme_exc.ClientSideError(f"Unknown mimetype: {mimetype}", status_code=415)
-    return wsjson.parse(body, {argname: datatype}, bodyarg=True)[argname]
+class Limit(fields.Integer):
+    """``limit``: a positive integer; values above ``[api] max_limit`` are capped."""
+
+    def __init__(self) -> None:
+        super().__init__(1, None, description="Page size (capped at [api] max_limit).")
+
+    def convert(self, value: Any) -> int:
+        try:
+            return super().convert(value)
+        except fields.FieldError as err:
+            if isinstance(value, str) and fields.DIGITS.match(value):
+                raise fields.FieldError(err.reason, exception.Invalid(
+                    "Limit must be positive")) from None
+            raise fields.FieldError("unable to convert to int") from None
 
 
-def parse_object(datatype: type, argname: str) -> tuple[Any, dict[str, Any]]:
-    """A complex body: the WSME object and the attributes sent (``null`` included)."""
-    obj = parse_body(datatype, argname)
-    if not isinstance(obj, wtypes.Base):
-        raise wsme_exc.InvalidInput(argname, obj, "Value is not an object")
-    for attr in wtypes.list_attributes(datatype):
-        if attr.mandatory and getattr(obj, attr.key) is None:
-            raise wsme_exc.InvalidInput(attr.name, None, "Mandatory field missing.")
-    from magnum_api.schemas.types import values_of
+class Marker(fields.Field):
+    """``marker``: the last item's UUID (quotas: its integer id)."""
 
-    return obj, values_of(obj)
+    def __init__(self, integer: bool = False) -> None:
+        super().__init__(description="The last item of the previous page.")
+        self.integer = integer
 
+    def convert(self, value: Any) -> Any:
+        if self.integer:
+            if not fields.DIGITS.match(value) or not 0 <= int(value) <= fields.INT32_MAX:
+                raise fields.FieldError("unable to convert to int")
+            return int(value)
+        if len(value) > 36 or not utils.is_uuid_like(value):
+            raise fields.FieldError("unable to convert to uuid. Error: Expected a uuid but "
+                                    f"received {fields.clip(value)}.")
+        return value
 
-def check_query(allowed: tuple[str, ...] = ()) -> dict[str, str]:
-    """The query string; unknown parameters are a 400, as with WSME (repeated: last wins).
-
-    (pecan also hands JSON body members to handlers as keyword arguments, so handlers
-    read their query through this function, never through their ``**kwargs``.)
-    """
-    result = {}
-    for key, value in pecan.request.GET.items():
-        if key not in allowed:
-            raise wsme_exc.UnknownArgument(key)
-        result[key] = value[-1] if isinstance(value, list) else value
-    return result
+    def type_schema(self) -> dict[str, Any]:
+        if self.integer:
+            return {"type": "integer", "minimum": 0, "maximum": fields.INT32_MAX}
+        return {"type": "string", "format": "uuid"}
 
 
-def query_bool(params: dict[str, str], name: str, default: bool = False) -> bool:
-    from magnum_api.schemas.types import BooleanType
+class SortDir(fields.Enum):
+    def __init__(self) -> None:
+        super().__init__(("asc", "desc"), description="Default asc.")
 
-    if name not in params:
-        return default
-    try:
-        return BooleanType.validate(params[name])
-    except ValueError as err:
-        raise wsme_exc.InvalidInput(name, params[name], str(err)) from None
+    def convert(self, value: Any) -> str:
+        if value not in self.values:
+            raise fields.FieldError("sort_dir", exception.Invalid(
+                f"Invalid sort direction: {fields.clip(value)}. Acceptable values are 'asc' "
+                "or 'desc'"))
+        return value
+
+
+def page_params(integer_marker: bool = False, **extra: fields.Field) -> dict[str, fields.Field]:
+    """The query parameters of a paginated collection (plus ``extra``)."""
+    return {"limit": Limit(), "marker": Marker(integer_marker),
+            "sort_key": types.string(description="A column; default id."),
+            "sort_dir": SortDir(), **extra}
 
 
 class Page:
@@ -144,37 +154,11 @@ class Page:
 
     __slots__ = ("limit", "marker", "sort_key", "sort_dir")
 
-    def __init__(self, params: dict[str, str], integer_marker: bool = False) -> None:
-        limit = params.get("limit")
-        if limit is not None:
-            try:
-                limit = int(limit)
-            except ValueError:
-                raise wsme_exc.InvalidInput("limit", limit, "unable to convert to int") \
-                    from None
-            if limit <= 0:
-                raise wsme_exc.ClientSideError("Limit must be positive")
-            limit = min(limit, CONF.api.max_limit)
-        self.limit = limit or CONF.api.max_limit
-        marker = params.get("marker")
-        if marker is not None:
-            if integer_marker:
-                try:
-                    marker = int(marker)
-                except ValueError:
-                    raise wsme_exc.InvalidInput("marker", marker, "unable to convert to int") \
-                        from None
-            elif not utils.is_uuid_like(marker):
-                raise wsme_exc.InvalidInput(
-                    "marker", marker, "unable to convert to uuid. Error: Expected a uuid but "
-                    f"received {marker}.")
-        self.marker = marker
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.limit = min(params.get("limit") or CONF.api.max_limit, CONF.api.max_limit)
+        self.marker = params.get("marker")
         self.sort_key = params.get("sort_key", "id")
         self.sort_dir = params.get("sort_dir", "asc")
-        if self.sort_dir not in ("asc", "desc"):
-            raise wsme_exc.ClientSideError(
-                f"Invalid sort direction: {self.sort_dir}. Acceptable values are 'asc' or "
-                "'desc'")
 
     def collection(self, name: str, items: list[dict], path: str, last_marker: Any,
                    extra: dict[str, str] | None = None) -> dict[str, Any]:

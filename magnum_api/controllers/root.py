@@ -5,12 +5,14 @@ from __future__ import annotations
 from magnum_api import microversion
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import V1Controller
+from magnum_api.schemas import misc
 
 
 class RootController(base.RestController):
     v1 = V1Controller()
 
-    @base.expose()
+    @base.operation("GET", "/", "Versions of the API", "versions", public=True,
+                    responses={200: base.Response("The versions.", misc.VERSIONS_VIEW)})
     def get(self):
         return base.respond({
             "name": "OpenStack Magnum API",

@@ -1,1 +1,1 @@
-"""Request schemas (WSME types) and response views, one module per resource."""
+"""Request schemas and response views, one module per resource (the field layer: fields.py)."""

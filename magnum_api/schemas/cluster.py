@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wsme import types as wtypes
-
 from magnum_api import microversion
-from magnum_api.schemas import patch, types
+from magnum_api.schemas import base, fields, patch, types
 from magnum_common import states
 
 INTERNAL = patch.COMMON_INTERNAL + (
@@ -27,28 +25,36 @@ PATCH_FIELDS = (
 )
 
 
-class ClusterPost(wtypes.Base):
-    uuid = types.uuid
-    name = types.string(1, 242, types.NAME_PATTERN)
-    cluster_template_id = wtypes.wsattr(wtypes.text, mandatory=True)
-    keypair = types.string(1, 255)
-    node_count = wtypes.IntegerType(minimum=0)
-    master_count = wtypes.IntegerType(minimum=1)
-    docker_volume_size = wtypes.IntegerType(minimum=1)
-    labels = types.labels
-    merge_labels = types.boolean
-    master_flavor_id = types.string(1, 255)
-    flavor_id = types.string(1, 255)
-    create_timeout = wtypes.IntegerType(minimum=0)
-    discovery_url = wtypes.text
-    fixed_network = types.string(1, 255)
-    fixed_subnet = types.string(1, 255)
-    floating_ip_enabled = types.boolean
-    master_lb_enabled = types.boolean
-    status = types.Enum(str, *states.ALL_STATUSES)
-    status_reason = wtypes.text
-    health_status = types.Enum(str, *states.HEALTH_STATUSES)
-    health_status_reason = wtypes.DictType(wtypes.text, wtypes.text)
+class ClusterPost(base.Body):
+    argname = "cluster"
+    description = ("A cluster. Numbers and booleans may also be sent as strings. Read-only "
+                   "(refused): uuid, status, status_reason, health_status, "
+                   "health_status_reason, stack_id, cluster_id, api_address, addresses, "
+                   "versions, project_id, user_id, labels_*, faults, timestamps, links.")
+
+    uuid = types.readonly(types.uuid())
+    name = types.name()
+    cluster_template_id = types.string(mandatory=True,
+                                       description="Cluster template UUID or name.")
+    keypair = types.string(description="Default: the template's keypair_id.")
+    node_count = types.node_count(
+        description="Workers of the default node group; 0 only from microversion 1.10.")
+    master_count = types.node_count(1, description="Odd; more than 1 needs master_lb.")
+    docker_volume_size = fields.Integer(1, types.MAX_VOLUME_SIZE, description="GB.")
+    labels = types.labels()
+    merge_labels = types.boolean(description="Merge labels onto the template's.")
+    master_flavor_id = types.string()
+    flavor_id = types.string()
+    create_timeout = fields.Integer(0, types.MAX_CREATE_TIMEOUT, description="Minutes.")
+    discovery_url = types.string()
+    fixed_network = types.string()
+    fixed_subnet = types.string()
+    floating_ip_enabled = types.boolean()
+    master_lb_enabled = types.boolean()
+    status = types.readonly()
+    status_reason = types.readonly()
+    health_status = types.readonly()
+    health_status_reason = types.readonly()
     coe_version = types.readonly()
     container_version = types.readonly()
     stack_id = types.readonly()
@@ -67,16 +73,67 @@ class ClusterPost(wtypes.Base):
     links = types.readonly()
 
 
-class ResizeRequest(wtypes.Base):
-    node_count = wtypes.wsattr(wtypes.IntegerType(minimum=0), mandatory=True)
-    nodes_to_remove = wtypes.ArrayType(wtypes.text)
-    nodegroup = types.string(1, 255)
+class ClusterPatch(base.Body):
+    """What a cluster PATCH may change, checked after the patch is applied."""
+
+    argname = "cluster"
+    node_count = ClusterPost.attributes["node_count"]
+    health_status = fields.Enum(states.HEALTH_STATUSES)
+    health_status_reason = types.string_map()
 
 
-class UpgradeRequest(wtypes.Base):
-    cluster_template = types.string(1, 255)
-    max_batch_size = wtypes.IntegerType(minimum=1)
-    nodegroup = types.string(1, 255)
+class ResizeRequest(base.Body):
+    argname = "cluster_resize_req"
+    description = "Resize a node group (default: the default worker group)."
+    node_count = types.node_count(mandatory=True)
+    nodes_to_remove = fields.List(types.string(), types.max_node_count,
+                                  description="Server ids to remove first.")
+    nodegroup = types.string(description="Node group UUID or name.")
+
+
+class UpgradeRequest(base.Body):
+    argname = "cluster_upgrade_req"
+    description = "Upgrade a node group (default: the default ones) to a cluster template."
+    cluster_template = types.string(mandatory=True,
+                                    description="Cluster template UUID or name.")
+    max_batch_size = fields.Integer(1, types.max_node_count)
+    nodegroup = types.string(description="Node group UUID or name.")
+
+
+_STRING = fields.String(None, 0)
+_SUMMARY = {
+    "uuid": fields.Uuid(nullable=False), "name": _STRING, "cluster_template_id": _STRING,
+    "keypair": _STRING, "docker_volume_size": fields.Integer(None, None, strings=False),
+    "labels": types.STORED_LABELS,
+    "node_count": fields.Integer(None, None, strings=False, nullable=False),
+    "master_count": fields.Integer(None, None, strings=False, nullable=False),
+    "status": _STRING, "health_status": _STRING, "master_flavor_id": _STRING,
+    "flavor_id": _STRING, "create_timeout": fields.Integer(None, None, strings=False),
+    "stack_id": fields.String(None, 0, max_version="1.12",
+                              description="The Heat stack (before microversion 1.13)."),
+    "cluster_id": fields.String(None, 0, min_version="1.13",
+                                description="The Heat stack (microversion 1.13 on)."),
+    "merge_labels": fields.JsonBoolean(nullable=False), "links": types.LINKS,
+}
+_VERSIONED = ("stack_id", "cluster_id")
+_DETAIL = {
+    **_SUMMARY, "discovery_url": _STRING, "fixed_network": _STRING, "fixed_subnet": _STRING,
+    "floating_ip_enabled": fields.JsonBoolean(), "master_lb_enabled": fields.JsonBoolean(),
+    "status_reason": _STRING,
+    "health_status_reason": fields.Dict(_STRING, fields.Any_(), None, nullable=False),
+    "api_address": _STRING, "master_addresses": types.STRING_LIST,
+    "node_addresses": types.STRING_LIST, "coe_version": _STRING,
+    "container_version": _STRING, "project_id": _STRING, "user_id": _STRING,
+    "created_at": types.TIMESTAMP, "updated_at": types.TIMESTAMP,
+    "labels_overridden": types.STORED_LABELS, "labels_added": types.STORED_LABELS,
+    "labels_skipped": types.STORED_LABELS,
+}
+SUMMARY = types.view(_SUMMARY, _VERSIONED, "A cluster (list view).")
+DETAIL = types.view(_DETAIL, _VERSIONED, "A cluster.")
+SHOW = types.view({**_DETAIL, "faults": fields.Dict(
+    _STRING, fields.String(None, 0), None, nullable=False,
+    description="Failed node groups' reasons (failed clusters only).")},
+    (*_VERSIONED, "faults"), "A cluster.")
 
 
 def counts(nodegroups: list[Any]) -> dict[str, Any]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wsme import types as wtypes
-
-from magnum_api.schemas import patch, types
+from magnum_api.schemas import base, fields, patch, types
 from magnum_common import states
 
 FIELDS = (
@@ -28,43 +26,54 @@ NON_REMOVABLE = ("/coe", "/image_id", "/network_driver", "/external_network_id",
 LITERAL_PATHS = ("/labels",)
 
 
-class ClusterTemplatePost(wtypes.Base):
-    uuid = types.uuid
-    name = types.string(1, 255)
-    coe = wtypes.wsattr(types.Enum(str, *states.COE_TYPES), mandatory=True)
-    image_id = wtypes.wsattr(types.string(1, 255), mandatory=True)
-    flavor_id = types.string(1, 255)
-    master_flavor_id = types.string(1, 255)
-    keypair_id = types.string(1, 255)
-    dns_nameserver = types.dns_list
-    external_network_id = types.string(1, 255)
-    fixed_network = types.string(1, 255)
-    fixed_subnet = types.string(1, 255)
-    network_driver = types.string(1, 255)
-    volume_driver = types.string(1, 255)
-    apiserver_port = wtypes.IntegerType(minimum=1024, maximum=65535)
-    docker_volume_size = wtypes.IntegerType(minimum=1)
-    docker_storage_driver = types.string(1, 255)
-    cluster_distro = types.string(1, 255)
-    http_proxy = types.string(1, 255)
-    https_proxy = types.string(1, 255)
-    no_proxy = types.string(1, 255)
-    insecure_registry = types.string(1, 255)
-    registry_enabled = types.boolean
-    tls_disabled = types.boolean
-    public = types.boolean
-    hidden = types.boolean
-    server_type = types.Enum(str, *states.SERVER_TYPES)
-    master_lb_enabled = types.boolean
-    floating_ip_enabled = types.boolean
-    labels = types.labels
-    tags = types.string(0, 255)
-    driver = types.string(1, 255)
+class ClusterTemplatePost(base.Body):
+    argname = "cluster_template"
+    description = ("A cluster template. Numbers and booleans may also be sent as strings. "
+                   "Read-only (refused): uuid, project_id, user_id, created_at, updated_at, "
+                   "links.")
+
+    uuid = types.readonly(types.uuid())
+    name = types.string()
+    coe = fields.Enum(states.COE_TYPES, mandatory=True)
+    image_id = types.string(mandatory=True, description="Glance image name or id.")
+    flavor_id = types.string()
+    master_flavor_id = types.string()
+    keypair_id = types.string()
+    dns_nameserver = fields.DNSList(description="Comma-separated IPv4 addresses.")
+    external_network_id = types.string()
+    fixed_network = types.string()
+    fixed_subnet = types.string()
+    network_driver = types.string()
+    volume_driver = types.string()
+    apiserver_port = fields.Integer(1024, 65535)
+    docker_volume_size = fields.Integer(1, types.MAX_VOLUME_SIZE, description="GB.")
+    docker_storage_driver = types.string()
+    cluster_distro = types.string(description="Overwritten with the image's os_distro.")
+    http_proxy = types.string()
+    https_proxy = types.string()
+    no_proxy = types.string()
+    insecure_registry = types.string()
+    registry_enabled = types.boolean()
+    tls_disabled = types.boolean()
+    public = types.boolean()
+    hidden = types.boolean()
+    server_type = fields.Enum(states.SERVER_TYPES)
+    master_lb_enabled = types.boolean()
+    floating_ip_enabled = types.boolean()
+    labels = types.labels()
+    tags = types.string(min_length=0)
+    driver = types.string()
     project_id = types.readonly()
     user_id = types.readonly()
     created_at = types.readonly()
     updated_at = types.readonly()
     links = types.readonly()
+
+
+VIEW = types.view({
+    **ClusterTemplatePost.response_fields(FIELDS), "uuid": fields.Uuid(nullable=False),
+    "created_at": types.TIMESTAMP, "updated_at": types.TIMESTAMP, "links": types.LINKS,
+}, description="A cluster template.")
 
 
 def view(values: Mapping[str, Any], base_url: str) -> dict[str, Any]:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wsme import types as wtypes
-
-from magnum_api.schemas import patch, types
+from magnum_api.schemas import base, fields, patch, types
 
 INTERNAL = patch.COMMON_INTERNAL + (
     "/name", "/cluster_id", "/project_id", "/docker_volume_size", "/labels", "/flavor_id",
@@ -21,25 +19,38 @@ FULL_FIELDS = (
     "node_labels", "node_taints")
 SUMMARY_FIELDS = ("uuid", "name", "flavor_id", "image_id", "node_count", "role", "is_default",
                   "status", "stack_id", "min_node_count", "max_node_count")
+#: A Kubernetes label key: an optional DNS prefix (253) and a name (63).
+LABEL_KEY_LENGTH = 317
 
 
-class NodeGroupPost(wtypes.Base):
-    uuid = types.uuid
-    name = wtypes.wsattr(types.string(1, 255), mandatory=True)
-    cluster_id = wtypes.text
+class NodeGroupPost(base.Body):
+    argname = "nodegroup"
+    description = ("A node group. Numbers and booleans may also be sent as strings. "
+                   "Read-only (refused): uuid, cluster_id, project_id, is_default, status, "
+                   "status_reason, stack_id, version, node_addresses, labels_*, timestamps, "
+                   "links.")
+
+    uuid = types.readonly(types.uuid())
+    name = types.string(mandatory=True)
+    cluster_id = types.readonly()
     project_id = types.readonly()
-    docker_volume_size = wtypes.IntegerType(minimum=1)
-    labels = types.labels
-    merge_labels = types.boolean
-    flavor_id = types.string(1, 255)
-    image_id = types.string(1, 255)
-    node_count = wtypes.IntegerType(minimum=0)
-    role = types.string(1, 255)
-    min_node_count = wtypes.IntegerType(minimum=0)
-    max_node_count = wtypes.IntegerType(minimum=0)
-    is_default = types.boolean
-    node_labels = types.any_json
-    node_taints = types.any_json
+    docker_volume_size = fields.Integer(1, types.MAX_VOLUME_SIZE, description="GB.")
+    labels = types.labels(description="Default: the cluster's labels.")
+    merge_labels = types.boolean(description="Merge labels onto the cluster's.")
+    flavor_id = types.string(description="Default: the cluster's flavor_id.")
+    image_id = types.string(description="Default: the template's image_id.")
+    node_count = types.node_count(description="Default 1.")
+    role = types.string(description="Default worker; master is refused.")
+    min_node_count = types.node_count()
+    max_node_count = types.node_count()
+    is_default = types.readonly(types.boolean())
+    node_labels = fields.Dict(fields.String(LABEL_KEY_LENGTH),
+                              fields.String(255, min_length=0), 64,
+                              description="Kubernetes labels of the nodes (1.14).")
+    node_taints = fields.List(fields.Any_(description="{key, value, effect}"), 64,
+                              description="Kubernetes taints of the nodes (1.14): objects "
+                              "with key, optional value and effect (NoSchedule, "
+                              "PreferNoSchedule or NoExecute).")
     id = types.readonly()
     node_addresses = types.readonly()
     stack_id = types.readonly()
@@ -52,6 +63,34 @@ class NodeGroupPost(wtypes.Base):
     created_at = types.readonly()
     updated_at = types.readonly()
     links = types.readonly()
+
+
+_STRING = fields.String(None, 0)
+_INTEGER = fields.Integer(None, None, strings=False)
+_TAINT = fields.Object({"key": _STRING, "value": _STRING, "effect": _STRING},
+                       nullable=False)
+_FULL = {
+    "id": _INTEGER, "uuid": fields.Uuid(nullable=False), "name": _STRING,
+    "cluster_id": _STRING, "project_id": _STRING, "docker_volume_size": _INTEGER,
+    "labels": types.STORED_LABELS, "flavor_id": _STRING, "image_id": _STRING,
+    "node_addresses": types.STRING_LIST, "node_count": _INTEGER, "role": _STRING,
+    "min_node_count": _INTEGER, "max_node_count": _INTEGER,
+    "is_default": fields.JsonBoolean(), "stack_id": _STRING, "status": _STRING,
+    "status_reason": _STRING, "version": _STRING,
+    "node_labels": fields.Dict(_STRING, _STRING, None),
+    "node_taints": fields.List(_TAINT, None),
+    "created_at": types.TIMESTAMP, "updated_at": types.TIMESTAMP,
+    "merge_labels": fields.JsonBoolean(nullable=False),
+    "labels_overridden": types.STORED_LABELS, "labels_added": types.STORED_LABELS,
+    "labels_skipped": types.STORED_LABELS, "links": types.LINKS,
+}
+FULL = types.view(_FULL, description="A node group.")
+#: The 202 of a create shows the group as assembled: what the conductor sets is absent.
+ACCEPTED = types.view(_FULL, ("id", "docker_volume_size", "node_addresses", "is_default",
+                              "stack_id", "status", "status_reason", "version", "created_at",
+                              "updated_at"), "The node group as accepted.")
+SUMMARY = types.view({k: _FULL[k] for k in (*SUMMARY_FIELDS, "merge_labels", "links")},
+                     description="A node group (list view).")
 
 
 def _links(base_url: str, cluster_uuid: str, uuid: str) -> list[dict[str, str]]:

@@ -1,147 +1,95 @@
-"""WSME attribute types shared by the resource schemas."""
+"""Fields shared by the resource schemas, the configured maxima, and view helpers."""
 
 from __future__ import annotations
 
 import datetime
 from typing import Any
 
-from oslo_utils import strutils
-from wsme import types as wtypes
+from oslo_config import cfg
 
-from magnum_common import exception, utils
+from magnum_api.schemas import fields
+
+CONF = cfg.CONF
+
+limit_opts = [
+    cfg.IntOpt("max_node_count", default=1000, min=1, max=fields.INT32_MAX,
+               help="Largest node_count, master_count, min_node_count and max_node_count a "
+               "request may ask for (per node group)."),
+]
+CONF.register_opts(limit_opts, group="api")
 
 NAME_PATTERN = "^[a-zA-Z][a-zA-Z0-9_.-]*$"
+#: Minutes a create may take (one week).
+MAX_CREATE_TIMEOUT = 10080
+#: Gigabytes of one node's container volume.
+MAX_VOLUME_SIZE = 65536
 
 
-class Enum(wtypes.Enum):
-    """WSME's Enum, listing the allowed values in a stable order in its message."""
-
-    def __init__(self, basetype: type, *values: Any, **kw: Any) -> None:
-        super().__init__(basetype, *values, **kw)
-        self.ordered = values
-
-    def validate(self, value: Any) -> Any:
-        if value not in self.values:
-            raise ValueError("Value should be one of: %s" % ", ".join(map(str, self.ordered)))
-        return value
+def max_node_count() -> int:
+    return CONF.api.max_node_count
 
 
-class BooleanType(wtypes.UserType):
-    """JSON booleans, or the strict strings true/false, yes/no, 1/0, on/off, t/f, y/n."""
-
-    basetype = wtypes.text
-    name = "boolean"
-
-    @staticmethod
-    def validate(value: Any) -> bool:
-        if isinstance(value, bool):
-            return value
-        try:
-            return strutils.bool_from_string(value, strict=True)
-        except ValueError as exc:
-            raise ValueError(str(exc)) from None
-
-    @staticmethod
-    def frombasetype(value: Any) -> bool | None:
-        return None if value is None else BooleanType.validate(value)
+def name(max_length: int = 242, **kw: Any) -> fields.String:
+    """A resource name as clusters and federations take it (a letter first)."""
+    return fields.String(max_length, pattern=NAME_PATTERN, **kw)
 
 
-class MultiType(wtypes.UserType):
-    """A value of any of several plain types (label values, JSON-patch values)."""
-
-    def __init__(self, *types: type) -> None:
-        self.types = types
-        self.basetype = wtypes.text
-        self.name = " | ".join(getattr(t, "__name__", str(t)) for t in types)
-
-    def validate(self, value: Any) -> Any:
-        if isinstance(value, self.types):
-            return value
-        raise ValueError(f"Wrong type. Expected '{self.types}', got '{type(value)}'")
-
-    def frombasetype(self, value: Any) -> Any:
-        return None if value is None else self.validate(value)
+def string(max_length: int = 255, **kw: Any) -> fields.String:
+    return fields.String(max_length, **kw)
 
 
-class UuidType(wtypes.UserType):
-    basetype = wtypes.text
-    name = "uuid"
-
-    @staticmethod
-    def validate(value: Any) -> str:
-        if not utils.is_uuid_like(value):
-            raise exception.InvalidUUID(uuid=value)
-        return value
-
-    @staticmethod
-    def frombasetype(value: Any) -> str | None:
-        return None if value is None else UuidType.validate(value)
+def node_count(minimum: int = 0, **kw: Any) -> fields.Integer:
+    return fields.Integer(minimum, max_node_count, **kw)
 
 
-class DNSListType(wtypes.UserType):
-    """A comma-separated list of IPv4 name servers."""
-
-    basetype = wtypes.text
-    name = "dnslist"
-
-    @staticmethod
-    def validate(value: Any) -> str:
-        import ipaddress
-
-        if not isinstance(value, str):
-            raise exception.InvalidDNS(dns=value)
-        for entry in value.split(","):
-            try:
-                ipaddress.IPv4Address(entry.strip())
-            except ValueError:
-                raise exception.InvalidDNS(dns=value) from None
-        return value
-
-    @staticmethod
-    def frombasetype(value: Any) -> str | None:
-        return None if value is None else DNSListType.validate(value)
+def labels(**kw: Any) -> fields.Dict:
+    """Labels as sent: values may be strings, numbers or booleans (stored as strings)."""
+    return fields.Dict(fields.String(255), fields.Scalar(), **kw)
 
 
-class AnyJSON(wtypes.UserType):
-    """Any JSON value; the resource's own rules check it (node taints, node labels)."""
-
-    basetype = wtypes.text
-    name = "json"
-
-    @staticmethod
-    def validate(value: Any) -> Any:
-        return value
-
-    @staticmethod
-    def frombasetype(value: Any) -> Any:
-        return value
+def string_map(max_properties: int = 256, **kw: Any) -> fields.Dict:
+    return fields.Dict(fields.String(255), fields.String(4096, min_length=0),
+                       max_properties, **kw)
 
 
-boolean = BooleanType()
-any_json = AnyJSON()
-uuid = UuidType()
-dns_list = DNSListType()
-LABEL_VALUE = MultiType(wtypes.text, int, bool, float)
-labels = wtypes.DictType(wtypes.text, LABEL_VALUE)
+def readonly(field: fields.Field | None = None) -> fields.Field:
+    """A server-owned attribute: listed so that a request setting it gets a clear 400."""
+    field = field or fields.String(255)
+    field.readonly = True
+    return field
 
 
-def string(min_length: int = 1, max_length: int = 255,
-           pattern: str | None = None) -> wtypes.StringType:
-    return wtypes.StringType(min_length=min_length, max_length=max_length, pattern=pattern)
+boolean = fields.Boolean
+uuid = fields.Uuid
+
+# --- response fields ------------------------------------------------------------------------
+LINKS = fields.List(fields.Object({"href": fields.String(4096, nullable=False),
+                                   "rel": fields.String(32, nullable=False),
+                                   "type": fields.String(64, nullable=False)},
+                                  required=("href", "rel"), nullable=False),
+                    nullable=False, description="self and bookmark links.")
+TIMESTAMP = fields.DateTime()
+STRING_LIST = fields.List(fields.String(4096, min_length=0, nullable=False),
+                          max_items=None)
+STORED_LABELS = fields.Dict(fields.String(255, min_length=0),
+                            fields.String(fields.TEXT_BYTES, min_length=0, nullable=False),
+                            max_properties=10000)
+UUID_BODY = fields.Object({"uuid": fields.Uuid(nullable=False)}, required=("uuid",),
+                          nullable=False)
 
 
-def readonly(datatype: Any = wtypes.text) -> wtypes.wsattr:
-    return wtypes.wsattr(datatype, readonly=True)
+def view(properties: dict[str, fields.Field], optional: tuple[str, ...] = (),
+         description: str = "") -> fields.Object:
+    """A response object: every property present unless listed in ``optional``."""
+    return fields.Object(properties, required=[k for k in properties if k not in optional],
+                         nullable=False, description=description)
 
 
-def values_of(obj: wtypes.Base) -> dict[str, Any]:
-    """The attributes a client sent (``null`` included), by API name."""
-    result = {}
-    for attr in wtypes.list_attributes(type(obj)):
-        value = getattr(obj, attr.key)
-        if value is not wtypes.Unset:
-            result[attr.name] = value
-    return result
+def collection(key: str, item: fields.Object) -> fields.Object:
+    return view({key: fields.List(item, max_items=None, nullable=False),
+                 "next": fields.String(8192, nullable=False,
+                                       description="The next page (absent on the last).")},
+                optional=("next",))
 
 
 def stringify_labels(value: dict | None) -> dict[str, str] | None:
@@ -149,6 +97,15 @@ def stringify_labels(value: dict | None) -> dict[str, str] | None:
     if value is None:
         return None
     return {str(k): str(v) for k, v in value.items()}
+
+
+def check_stored(name: str, value: Any) -> None:
+    """A merged JSON value (e.g. template labels plus the request's) must fit its column."""
+    from magnum_api.schemas import base
+
+    if fields.encoded_size(value) > fields.TEXT_BYTES:
+        raise base.InvalidInput(name, "...", f"Value should be at most {fields.TEXT_BYTES} "
+                                "bytes as JSON")
 
 
 def isotime(value: datetime.datetime | None) -> str | None:
@@ -170,3 +127,7 @@ def label_diff(labels_: dict, parent: dict) -> dict[str, dict]:
     added = {k: v for k, v in labels_.items() if k not in parent}
     skipped = {k: v for k, v in parent.items() if k not in labels_}
     return {"labels_overridden": overridden, "labels_added": added, "labels_skipped": skipped}
+
+
+def list_opts():
+    return [("api", limit_opts)]

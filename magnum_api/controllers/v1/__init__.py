@@ -16,6 +16,7 @@ from magnum_api.controllers.v1 import (
     quotas,
     stats,
 )
+from magnum_api.schemas import misc
 
 _RESOURCES = ("clustertemplates", "clusters", "quotas", "certificates", "mservices", "stats",
               "federations", "nodegroups", "credentials")
@@ -32,7 +33,8 @@ class V1Controller(base.RestController):
     federations = federations.FederationsController()
     credentials = credentials.CredentialsController()
 
-    @base.expose()
+    @base.operation("GET", "/v1", "Version 1 and its resources", "versions", public=True,
+                    responses={200: base.Response("Version 1.", misc.V1_VIEW)})
     def get(self):
         url = base.base_url()
         body = {

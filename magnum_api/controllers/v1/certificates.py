@@ -6,17 +6,23 @@ from cryptography import x509
 
 from magnum_api import policy
 from magnum_api.controllers import base
-from magnum_api.schemas import misc
+from magnum_api.schemas import misc, types
 from magnum_common import conductor_api, exception
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 
+TAG = "certificates"
+
 
 class CertificatesController(base.RestController):
 
-    @base.expose()
+    @base.operation("GET", "/v1/certificates/{cluster_ident}", "Show a cluster's CA", TAG,
+                    query={"ca_cert_type": types.string(
+                        description="kubernetes (default), etcd or front_proxy.")},
+                    responses={200: base.Response("The CA certificate.", misc.CA_VIEW)},
+                    errors=(503,), policy=("certificate:get",))
     def get_one(self, cluster_ident, **_):
-        params = base.check_query(("ca_cert_type",))
+        params = base.query()
         ctx = base.context()
         cluster = clusters.get(ctx, cluster_ident)
         policy.authorize(ctx, "certificate:get", cluster.as_dict())
@@ -24,10 +30,12 @@ class CertificatesController(base.RestController):
             ctx, cluster.uuid, params.get("ca_cert_type"))
         return base.respond(misc.certificate_view(cluster.uuid, pem, base.base_url()))
 
-    @base.expose()
+    @base.operation("POST", "/v1/certificates", "Sign a certificate", TAG,
+                    body=misc.CertificatePost,
+                    responses={201: base.Response("The certificate.", misc.SIGNED_VIEW)},
+                    errors=(503,), policy=("certificate:create",))
     def post(self, *remainder, **_):
-        base.check_query()
-        _, body = base.parse_object(misc.CertificatePost, "certificate")
+        body = base.body()
         ctx = base.context()
         try:
             cluster = clusters.get(ctx, body["cluster_uuid"])
@@ -46,9 +54,11 @@ class CertificatesController(base.RestController):
         return base.respond(misc.certificate_view(cluster.uuid, pem, base.base_url(), extra),
                             status=201)
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/certificates/{cluster_ident}", "Rotate a cluster's CA",
+                    TAG, description="No body.", responses={202: base.Response(
+                        "Accepted: the cluster's UUID.", types.UUID_BODY)},
+                    errors=(409, 503), policy=("certificate:rotate_ca",))
     def patch(self, cluster_ident, **_):
-        base.check_query()
         ctx = base.context()
         cluster = clusters.get(ctx, cluster_ident)
         policy.authorize(ctx, "certificate:rotate_ca", cluster.as_dict())

@@ -15,7 +15,10 @@ from magnum_common import exception, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 
-PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
+TAG = "clustertemplates"
+LIST = base.Response("A page of templates.",
+                     types.collection("clustertemplates", schema.VIEW))
+ONE = base.Response("The template.", schema.VIEW)
 
 
 def _widen_for_admin(ctx, rule: str) -> None:
@@ -42,8 +45,7 @@ class ClusterTemplatesController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str) -> Any:
-        params = base.check_query(PAGE_PARAMS)
-        page = base.Page(params)
+        page = base.Page(base.query())
         ctx = base.context()
         policy.authorize(ctx, rule)
         _widen_for_admin(ctx, rule + "_all_projects")
@@ -55,19 +57,23 @@ class ClusterTemplatesController(base.RestController):
         return base.respond(page.collection("clustertemplates", items, path,
                                             rows[-1].uuid if rows else None))
 
-    @base.expose()
+    @base.operation("GET", "/v1/clustertemplates", "List cluster templates", TAG,
+                    query=base.page_params(), responses={200: LIST},
+                    policy=("clustertemplate:get_all",))
     def get_all(self, **_):
         return self._collection("clustertemplate:get_all", "clustertemplates")
 
-    @base.expose()
+    @base.operation("GET", "/v1/clustertemplates/detail", "List cluster templates (Horizon)",
+                    TAG, query=base.page_params(), responses={200: LIST},
+                    policy=("clustertemplate:detail",))
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.ClusterTemplateNotFound(clustertemplate="detail")
         return self._collection("clustertemplate:detail", "clustertemplates/detail")
 
-    @base.expose()
+    @base.operation("GET", "/v1/clustertemplates/{ident}", "Show a cluster template", TAG,
+                    responses={200: ONE}, policy=("clustertemplate:get",))
     def get_one(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
         with queries.reading() as conn:
@@ -78,10 +84,13 @@ class ClusterTemplatesController(base.RestController):
             policy.authorize(ctx, "clustertemplate:get", values)
         return base.respond(schema.view(values, base.base_url()))
 
-    @base.expose()
+    @base.operation("POST", "/v1/clustertemplates", "Create a cluster template", TAG,
+                    body=schema.ClusterTemplatePost, errors=(409,),
+                    responses={201: base.Response("The template.", schema.VIEW,
+                                                  ("Location",))},
+                    policy=("clustertemplate:create", "clustertemplate:publish"))
     def post(self, **_):
-        base.check_query()
-        _, body = base.parse_object(schema.ClusterTemplatePost, "cluster_template")
+        body = base.body()
         ctx = base.context()
         values = {k: v for k, v in body.items() if v is not None}
         coe = values["coe"]
@@ -112,27 +121,23 @@ class ClusterTemplatesController(base.RestController):
         values.setdefault("name", utils.generate_name("template"))
         values["project_id"] = ctx.project_id
         values["user_id"] = ctx.user_id
-        for key in ("created_at", "updated_at", "links"):
-            values.pop(key, None)
         row = cluster_templates.create(ctx, values)
         url = base.base_url()
         return base.respond(schema.view(row.as_dict(), url), status=201,
                             headers={"Location": f"{url}/v1/clustertemplates/{row.uuid}"})
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/clustertemplates/{ident}", "Update a cluster template",
+                    TAG, body=jsonpatch_schema.Patch, responses={200: ONE},
+                    policy=("clustertemplate:update", "clustertemplate:publish"))
     def patch(self, ident, **_):
-        base.check_query()
-        ops = jsonpatch_schema.check_ops(
-            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL,
-            schema.NON_REMOVABLE)
+        ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, schema.NON_REMOVABLE)
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:update_all_projects")
         row = lookup_visible(ctx, ident)
         policy.authorize(ctx, "clustertemplate:update", row.as_dict())
         doc = schema.patch_document(row)
         patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
-        patched = jsonpatch_schema.revalidate(schema.ClusterTemplatePost, patched,
-                                              "cluster_template")
+        patched = jsonpatch_schema.revalidate(schema.ClusterTemplatePost, doc, patched)
         patched["labels"] = types.stringify_labels(patched.get("labels")) or {}
         changed = {k: patched[k] for k in schema.FIELDS if patched.get(k) != doc.get(k)}
         for key in ("uuid", "project_id", "user_id"):
@@ -164,9 +169,10 @@ class ClusterTemplatesController(base.RestController):
         if not allowed:
             raise exception.ClusterTemplateReferenced(clustertemplate=row.uuid)
 
-    @base.expose()
+    @base.operation("DELETE", "/v1/clustertemplates/{ident}", "Delete a cluster template",
+                    TAG, responses={204: base.Response("Deleted.")},
+                    policy=("clustertemplate:delete",))
     def delete(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:delete_all_projects")
         row = lookup_visible(ctx, ident)

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from drivers import registry
-from magnum_api import errors, microversion, policy, queries
+from magnum_api import microversion, policy, queries
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
 from magnum_api.controllers.v1.cluster_templates import lookup_visible
@@ -21,7 +21,8 @@ from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 
-PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
+TAG = "clusters"
+ACCEPTED = base.Response("Accepted: the cluster's UUID.", types.UUID_BODY)
 
 
 def widen_for_admin(ctx, rule: str) -> None:
@@ -39,11 +40,12 @@ class ActionsController(base.RestController):
 
     _custom_actions = {"resize": ["POST"], "upgrade": ["POST"]}
 
-    @base.expose()
+    @base.operation("POST", "/v1/clusters/{cluster_ident}/actions/resize",
+                    "Resize a node group", TAG, body=schema.ResizeRequest,
+                    min_version=microversion.RESIZE, responses={202: ACCEPTED},
+                    errors=(409, 503), policy=("cluster:resize",))
     def resize(self, cluster_ident, *remainder, **_):
-        base.require_version(microversion.RESIZE)
-        base.check_query()
-        obj, body = base.parse_object(schema.ResizeRequest, "cluster_resize_req")
+        body = base.body()
         ctx = base.context()
         cluster = clusters.get(ctx, cluster_ident)
         policy.authorize(ctx, "cluster:resize", cluster.as_dict())
@@ -67,19 +69,21 @@ class ActionsController(base.RestController):
             ctx, cluster.uuid, node_count, ng.uuid, body.get("nodes_to_remove") or [])
         return base.respond({"uuid": cluster.uuid}, status=202)
 
-    @base.expose()
+    @base.operation("POST", "/v1/clusters/{cluster_ident}/actions/upgrade",
+                    "Upgrade a node group to a cluster template", TAG,
+                    body=schema.UpgradeRequest, min_version=microversion.RESIZE,
+                    description="Microversion 1.7 answers 400 (upgrade needs 1.8).",
+                    responses={202: ACCEPTED}, errors=(409, 503),
+                    policy=("cluster:upgrade",))
     def upgrade(self, cluster_ident, *remainder, **_):
-        if base.version() < microversion.RESIZE:
-            raise errors.RoutingError(406)
-        base.check_query()
         if base.version() < microversion.UPGRADE:
             raise exception.ClusterUpgradeNotSupported()
-        obj, body = base.parse_object(schema.UpgradeRequest, "cluster_upgrade_req")
+        body = base.body()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:upgrade_all_projects")
         cluster = clusters.get(ctx, cluster_ident)
         policy.authorize(ctx, "cluster:upgrade", cluster.as_dict())
-        new_template = lookup_visible(ctx, str(body.get("cluster_template")))
+        new_template = lookup_visible(ctx, body["cluster_template"])
         ngs = clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid]
         if body.get("nodegroup"):
             ng = nodegroups.get_in_cluster(ctx, cluster.uuid, body["nodegroup"])
@@ -105,7 +109,7 @@ class ClustersController(base.RestController):
 
     # --- reads ---------------------------------------------------------------------------
     def _collection(self, rule: str, path: str, detailed: bool):
-        page = base.Page(base.check_query(PAGE_PARAMS))
+        page = base.Page(base.query())
         ctx = base.context()
         policy.authorize(ctx, rule)
         widen_for_admin(ctx, rule + "_all_projects")
@@ -127,19 +131,25 @@ class ClustersController(base.RestController):
         return base.respond(page.collection("clusters", items, path,
                                             rows[-1].uuid if rows else None))
 
-    @base.expose()
+    @base.operation("GET", "/v1/clusters", "List clusters", TAG, query=base.page_params(),
+                    responses={200: base.Response("A page of clusters.", types.collection(
+                        "clusters", schema.SUMMARY))}, policy=("cluster:get_all",))
     def get_all(self, **_):
         return self._collection("cluster:get_all", "clusters", detailed=False)
 
-    @base.expose()
+    @base.operation("GET", "/v1/clusters/detail", "List clusters with their details", TAG,
+                    query=base.page_params(),
+                    responses={200: base.Response("A page of clusters.", types.collection(
+                        "clusters", schema.DETAIL))}, policy=("cluster:detail",))
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.ClusterNotFound(cluster="detail")
         return self._collection("cluster:detail", "clusters/detail", detailed=True)
 
-    @base.expose()
+    @base.operation("GET", "/v1/clusters/{ident}", "Show a cluster", TAG,
+                    responses={200: base.Response("The cluster.", schema.SHOW)},
+                    policy=("cluster:get",))
     def get_one(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
         with queries.reading() as conn:
@@ -152,12 +162,11 @@ class ClustersController(base.RestController):
                                           show=True))
 
     # --- create --------------------------------------------------------------------------
-    @base.expose()
+    @base.operation("POST", "/v1/clusters", "Create a cluster", TAG, body=schema.ClusterPost,
+                    responses={202: ACCEPTED}, errors=(409, 503),
+                    policy=("cluster:create",))
     def post(self, *remainder, **_):
-        if remainder:
-            raise exception.Invalid()
-        base.check_query()
-        _, body = base.parse_object(schema.ClusterPost, "cluster")
+        body = base.body()
         ctx = base.context()
         version = base.version()
         values = {k: v for k, v in body.items() if v is not None}
@@ -176,6 +185,7 @@ class ClustersController(base.RestController):
         if template.hidden and not ctx.is_admin:
             raise exception.NotAuthorized()
         cluster = self._inherit(values, template)
+        types.check_stored("labels", cluster["labels"])
         driver.validate_labels(cluster["labels"])
         services = Services(ctx)
         size = rules.boot_volume_size(cluster["labels"])
@@ -267,15 +277,17 @@ class ClustersController(base.RestController):
         ]
 
     # --- update / delete -----------------------------------------------------------------
-    @base.expose()
+    @base.operation("PATCH", "/v1/clusters/{ident}", "Update a cluster", TAG,
+                    body=jsonpatch_schema.Patch,
+                    query={"rollback": types.boolean(min_version=str(microversion.ROLLBACK),
+                                                     description="Default false.")},
+                    description="Only node_count, health_status and health_status_reason "
+                    "may change.", responses={202: ACCEPTED}, errors=(409, 503),
+                    policy=("cluster:update", "cluster:update_health_status"))
     def patch(self, ident, **_):
         version = base.version()
-        allowed = ("rollback",) if version >= microversion.ROLLBACK else ()
-        params = base.check_query(allowed)
-        rollback = base.query_bool(params, "rollback")
-        ops = jsonpatch_schema.check_ops(
-            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL,
-            schema.NON_REMOVABLE)
+        rollback = bool(base.query().get("rollback"))
+        ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, schema.NON_REMOVABLE)
         ctx = base.context()
         widen_for_admin(ctx, "cluster:update_all_projects")
         row = clusters.get(ctx, ident)
@@ -284,13 +296,15 @@ class ClustersController(base.RestController):
         ngs = clusters.nodegroups_of(None, [row.uuid])[row.uuid]
         doc = schema.patch_document(row, ngs)
         patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
-        patched = jsonpatch_schema.revalidate(schema.ClusterPost, patched, "cluster")
-        patched["labels"] = types.stringify_labels(patched.get("labels")) or {}
-        changed = sorted(k for k in doc if k != "merge_labels" and patched.get(k) != doc[k])
-        refused = [k for k in changed if k not in schema.PATCHABLE]
+        patched = jsonpatch_schema.revalidate(schema.ClusterPost, doc, patched)
+        if patched.get("labels") is not None:
+            patched["labels"] = types.stringify_labels(patched["labels"])
+        refused = [k for k in jsonpatch_schema.changed(doc, patched)
+                   if k != "merge_labels" and k not in schema.PATCHABLE]
         if refused:
             raise exception.InvalidParameterValue(
                 err=f"cannot change cluster property(ies) {', '.join(refused)}.")
+        patched = jsonpatch_schema.revalidate(schema.ClusterPatch, doc, patched)
         node_count = patched["node_count"]
         if node_count is None:
             node_count = doc["node_count"]
@@ -305,9 +319,10 @@ class ClustersController(base.RestController):
             patched.get("health_status_reason"), rollback)
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @base.expose()
+    @base.operation("DELETE", "/v1/clusters/{ident}", "Delete a cluster", TAG,
+                    responses={204: base.Response("Deletion accepted.")}, errors=(409, 503),
+                    policy=("cluster:delete",))
     def delete(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         widen_for_admin(ctx, "cluster:delete_all_projects")
         row = clusters.get(ctx, ident)

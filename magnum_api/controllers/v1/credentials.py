@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from magnum_api import microversion, policy
 from magnum_api.controllers import base
+from magnum_api.schemas import types
 from magnum_common import conductor_api
 from magnum_common.db.clusters import clusters
 
 
 class CredentialsController(base.RestController):
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/credentials/{cluster_ident}",
+                    "Rotate a cluster's credentials", "credentials",
+                    min_version=microversion.CREDENTIALS, description="No body.",
+                    responses={202: base.Response("Rotated: the cluster's UUID.",
+                                                  types.UUID_BODY)},
+                    errors=(409, 503), policy=("credential:rotate",))
     def patch(self, cluster_ident, **_):
-        base.require_version(microversion.CREDENTIALS)
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "credential:rotate")
         cluster = clusters.get(ctx, cluster_ident)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from wsme import exc as wsme_exc
-
 from magnum_api import policy
 from magnum_api.controllers import base
-from magnum_api.schemas import misc
+from magnum_api.schemas import misc, types
 from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_common import exception, states, utils
 from magnum_common.db.clusters import clusters
 from magnum_common.db.federations import federations
 
-PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir")
+TAG = "federations"
+ACCEPTED = base.Response("Accepted: the federation's UUID.", types.UUID_BODY)
 _CHANGEABLE = frozenset({"member_ids", "properties"})
 
 
@@ -20,7 +19,7 @@ class FederationsController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str, detailed: bool):
-        page = base.Page(base.check_query(PAGE_PARAMS))
+        page = base.Page(base.query())
         ctx = base.context()
         policy.authorize(ctx, rule)
         rows = federations.list(ctx, limit=page.limit, marker=page.marker,
@@ -30,28 +29,38 @@ class FederationsController(base.RestController):
             "federations", [misc.federation_view(row, url, detailed) for row in rows], path,
             rows[-1].uuid if rows else None))
 
-    @base.expose()
+    @base.operation("GET", "/v1/federations", "List federations", TAG,
+                    query=base.page_params(), responses={200: base.Response(
+                        "A page of federations.", types.collection(
+                            "federations", misc.FEDERATION_SUMMARY_VIEW))},
+                    policy=("federation:get_all",))
     def get_all(self, **_):
         return self._collection("federation:get_all", "federations", False)
 
-    @base.expose()
+    @base.operation("GET", "/v1/federations/detail", "List federations with details", TAG,
+                    query=base.page_params(), responses={200: base.Response(
+                        "A page of federations.", types.collection(
+                            "federations", misc.FEDERATION_DETAIL))},
+                    policy=("federation:detail",))
     def detail(self, *remainder, **_):
         if remainder:
             raise exception.FederationNotFound(federation="detail")
         return self._collection("federation:detail", "federations/detail", True)
 
-    @base.expose()
+    @base.operation("GET", "/v1/federations/{ident}", "Show a federation", TAG,
+                    responses={200: base.Response("The federation.", misc.FEDERATION_DETAIL)},
+                    policy=("federation:get",))
     def get_one(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         row = federations.get(ctx, ident)
         policy.authorize(ctx, "federation:get", row.as_dict())
         return base.respond(misc.federation_view(row, base.base_url(), True))
 
-    @base.expose()
+    @base.operation("POST", "/v1/federations", "Create a federation", TAG,
+                    body=misc.FederationPost, responses={202: ACCEPTED}, errors=(409,),
+                    policy=("federation:create",))
     def post(self, *remainder, **_):
-        base.check_query()
-        _, body = base.parse_object(misc.FederationPost, "federation")
+        body = base.body()
         ctx = base.context()
         policy.authorize(ctx, "federation:create")
         if not body.get("hostcluster_id"):
@@ -73,11 +82,14 @@ class FederationsController(base.RestController):
             "status": states.CREATE_COMPLETE})
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/federations/{ident}", "Update a federation", TAG,
+                    body=jsonpatch_schema.Patch,
+                    query={"rollback": types.boolean(description="Ignored.")},
+                    description="add / remove /member_ids (value: a cluster UUID), replace "
+                    "/properties.", responses={202: ACCEPTED}, errors=(409,),
+                    policy=("federation:update",))
     def patch(self, ident, **_):
-        base.check_query(("rollback",))
-        ops = jsonpatch_schema.check_ops(
-            base.parse_body(jsonpatch_schema.PATCH, "patch"), misc.FEDERATION_INTERNAL, ())
+        ops = jsonpatch_schema.check_ops(base.body(), misc.FEDERATION_INTERNAL, ())
         ctx = base.context()
         row = federations.get(ctx, ident)
         policy.authorize(ctx, "federation:update", row.as_dict())
@@ -95,23 +107,25 @@ class FederationsController(base.RestController):
                 members.remove(op["value"])
             else:
                 generic.append(op)
+        members = misc.FederationPost.validate_one("member_ids", members)
         doc = {k: getattr(row, k) for k in ("name", "hostcluster_id", "status",
                                              "status_reason", "properties")}
         doc["member_ids"] = members
         patched = jsonpatch_schema.apply(doc, generic, misc.FEDERATION_LITERAL_PATHS)
-        changed = {k for k in doc if patched.get(k) != doc[k]}
-        refused = sorted(changed - _CHANGEABLE)
+        patched = jsonpatch_schema.revalidate(misc.FederationPost, doc, patched)
+        refused = [k for k in jsonpatch_schema.changed(doc, patched) if k not in _CHANGEABLE]
         if refused:
-            raise wsme_exc.ClientSideError(
+            raise exception.Invalid(
                 f"cannot change federation property(ies) {', '.join(refused)}.")
         values = {"member_ids": members, "properties": patched.get("properties") or {},
                   "status": states.UPDATE_COMPLETE}
         federations.update(ctx, row.uuid, values)
         return base.respond({"uuid": row.uuid}, status=202)
 
-    @base.expose()
+    @base.operation("DELETE", "/v1/federations/{ident}", "Delete a federation", TAG,
+                    responses={204: base.Response("Deleted.")},
+                    policy=("federation:delete",))
     def delete(self, ident, **_):
-        base.check_query()
         ctx = base.context()
         row = federations.get(ctx, ident)
         policy.authorize(ctx, "federation:delete", row.as_dict())

@@ -10,9 +10,10 @@ from magnum_common.db import services
 
 class MagnumServicesController(base.RestController):
 
-    @base.expose()
+    @base.operation("GET", "/v1/mservices", "List the conductors", "mservices",
+                    responses={200: base.Response("The conductors.", misc.SERVICES_VIEW)},
+                    policy=("magnum-service:get_all",))
     def get_all(self, **_):
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "magnum-service:get_all")
         rows = services.magnum_services.list_all()

@@ -15,7 +15,8 @@ from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 
-PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir", "role")
+TAG = "nodegroups"
+FULL = base.Response("The node group.", schema.FULL)
 
 
 def _widen_for_admin(ctx, rule: str) -> None:
@@ -26,10 +27,13 @@ def _widen_for_admin(ctx, rule: str) -> None:
 
 class NodeGroupController(base.RestController):
 
-    @base.expose()
+    @base.operation("GET", "/v1/clusters/{cluster_ident}/nodegroups", "List node groups",
+                    TAG, min_version=microversion.NODEGROUPS,
+                    query=base.page_params(role=types.string(description="Exact role.")),
+                    responses={200: base.Response("A page of node groups.", types.collection(
+                        "nodegroups", schema.SUMMARY))}, policy=("nodegroup:get_all",))
     def get_all(self, cluster_ident, **_):
-        base.require_version(microversion.NODEGROUPS)
-        params = base.check_query(PAGE_PARAMS)
+        params = base.query()
         page = base.Page(params)
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:get_all")
@@ -44,10 +48,10 @@ class NodeGroupController(base.RestController):
             f"clusters/{cluster.uuid}/nodegroups", rows[-1].uuid if rows else None,
             {"role": params["role"]} if "role" in params else None))
 
-    @base.expose()
+    @base.operation("GET", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
+                    "Show a node group", TAG, min_version=microversion.NODEGROUPS,
+                    responses={200: FULL}, policy=("nodegroup:get",))
     def get_one(self, cluster_ident, ident, **_):
-        base.require_version(microversion.NODEGROUPS)
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:get")
         _widen_for_admin(ctx, "nodegroup:get_one_all_projects")
@@ -56,11 +60,12 @@ class NodeGroupController(base.RestController):
         return base.respond(schema.full(schema.row_values(row), cluster.labels,
                                         base.base_url()))
 
-    @base.expose()
+    @base.operation("POST", "/v1/clusters/{cluster_ident}/nodegroups", "Create a node group",
+                    TAG, min_version=microversion.NODEGROUPS, body=schema.NodeGroupPost,
+                    responses={202: base.Response("Accepted.", schema.ACCEPTED)},
+                    errors=(409, 503), policy=("nodegroup:create",))
     def post(self, cluster_ident, *remainder, **_):
-        base.require_version(microversion.NODEGROUPS)
-        base.check_query()
-        _, body = base.parse_object(schema.NodeGroupPost, "nodegroup")
+        body = base.body()
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:create")
         cluster = clusters.get(ctx, cluster_ident)
@@ -88,6 +93,7 @@ class NodeGroupController(base.RestController):
             labels = dict(cluster_labels)
         elif body.get("merge_labels"):
             labels = {**cluster_labels, **labels}
+        types.check_stored("labels", labels)
         values = {
             "uuid": utils.generate_uuid(), "name": name, "cluster_id": cluster.uuid,
             "project_id": ctx.project_id, "flavor_id": body.get("flavor_id")
@@ -96,9 +102,8 @@ class NodeGroupController(base.RestController):
             "max_node_count": max_count, "role": role, "labels": labels,
             "node_labels": node_labels, "node_taints": node_taints,
         }
-        for key in ("docker_volume_size", "is_default"):
-            if body.get(key) is not None:
-                values[key] = body[key]
+        if body.get("docker_volume_size") is not None:
+            values["docker_volume_size"] = body["docker_volume_size"]
         Services(ctx).check_root_disk(values["flavor_id"],
                                       template_rules.boot_volume_size(cluster_labels))
         if cluster.operation:
@@ -112,12 +117,14 @@ class NodeGroupController(base.RestController):
             raise
         return base.respond(schema.full(values, cluster_labels, base.base_url()), status=202)
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
+                    "Update a node group", TAG, min_version=microversion.NODEGROUPS,
+                    body=jsonpatch_schema.Patch,
+                    description="Only min_node_count, max_node_count, node_labels and "
+                    "node_taints may change.", responses={202: FULL}, errors=(409, 503),
+                    policy=("nodegroup:update",))
     def patch(self, cluster_ident, ident, **_):
-        base.require_version(microversion.NODEGROUPS)
-        base.check_query()
-        ops = jsonpatch_schema.check_ops(
-            base.parse_body(jsonpatch_schema.PATCH, "patch"), schema.INTERNAL, ())
+        ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, ())
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:update")
         cluster = clusters.get(ctx, cluster_ident)
@@ -126,7 +133,7 @@ class NodeGroupController(base.RestController):
         doc.pop("created_at"), doc.pop("updated_at")
         doc["merge_labels"] = False
         patched = jsonpatch_schema.apply(doc, ops, schema.LITERAL_PATHS)
-        patched = jsonpatch_schema.revalidate(schema.NodeGroupPost, patched, "nodegroup")
+        patched = jsonpatch_schema.revalidate(schema.NodeGroupPost, doc, patched)
         node_labels = rules.normalize_node_labels(row.name, patched.get("node_labels"))
         node_taints = rules.normalize_node_taints(row.name, patched.get("node_taints"))
         min_count = patched.get("min_node_count") or 0
@@ -143,10 +150,11 @@ class NodeGroupController(base.RestController):
         return base.respond(schema.full(values, cluster.labels, base.base_url()),
                             status=202)
 
-    @base.expose()
+    @base.operation("DELETE", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
+                    "Delete a node group", TAG, min_version=microversion.NODEGROUPS,
+                    responses={204: base.Response("Deletion accepted.")}, errors=(409, 503),
+                    policy=("nodegroup:delete",))
     def delete(self, cluster_ident, ident, **_):
-        base.require_version(microversion.NODEGROUPS)
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:delete")
         cluster = clusters.get(ctx, cluster_ident)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import pecan
-
 from magnum_api import policy
 from magnum_api.controllers import base
-from magnum_api.schemas import misc
+from magnum_api.schemas import misc, types
 from magnum_api.validation import quota
 from magnum_api.validation.openstack import Services
 from magnum_common import exception
 from magnum_common.db.quotas import quotas
 
-PAGE_PARAMS = ("limit", "marker", "sort_key", "sort_dir", "all_tenants")
+TAG = "quotas"
+ONE = base.Response("The quota.", misc.QUOTA_VIEW)
 
 
 def _not_found(project_id: str, resource: str) -> exception.QuotaNotFound:
@@ -21,11 +20,15 @@ def _not_found(project_id: str, resource: str) -> exception.QuotaNotFound:
 
 class QuotasController(base.RestController):
 
-    @base.expose()
+    @base.operation("GET", "/v1/quotas", "List quotas", TAG,
+                    query=base.page_params(True, all_tenants=types.boolean(
+                        description="Admins: every project's.")),
+                    responses={200: base.Response("A page of quotas.", misc.QUOTAS_VIEW)},
+                    policy=("quota:get_all",))
     def get_all(self, **_):
-        params = base.check_query(PAGE_PARAMS)
-        page = base.Page(params, integer_marker=True)
-        all_tenants = base.query_bool(params, "all_tenants")
+        params = base.query()
+        page = base.Page(params)
+        all_tenants = bool(params.get("all_tenants"))
         ctx = base.context()
         policy.authorize(ctx, "quota:get_all")
         filters = None
@@ -39,9 +42,9 @@ class QuotasController(base.RestController):
             "quotas", [misc.quota_view(row) for row in rows], "quotas",
             rows[-1].id if rows else None, {"all_tenants": "True"} if all_tenants else None))
 
-    @base.expose()
+    @base.operation("GET", "/v1/quotas/{project_id}/{resource}", "Show a quota", TAG,
+                    responses={200: ONE}, policy=("quota:get",))
     def get_one(self, project_id, resource, **_):
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "quota:get", {"project_id": project_id,
                                             "user_id": ctx.user_id})
@@ -53,10 +56,10 @@ class QuotasController(base.RestController):
             return base.respond({"project_id": project_id, "resource": resource,
                                  "hard_limit": quota.hard_limit(None, project_id)})
 
-    @base.expose()
+    @base.operation("POST", "/v1/quotas", "Create a quota", TAG, body=misc.QuotaPost,
+                    responses={201: ONE}, errors=(409,), policy=("quota:create",))
     def post(self, *remainder, **_):
-        base.check_query()
-        _, body = base.parse_object(misc.QuotaPost, "quota")
+        body = base.body()
         ctx = base.context()
         Services(ctx).project(body["project_id"])
         policy.authorize(ctx, "quota:create")
@@ -66,11 +69,13 @@ class QuotasController(base.RestController):
         row = quotas.create(ctx, values)
         return base.respond(misc.quota_view(row), status=201)
 
-    @base.expose()
+    @base.operation("PATCH", "/v1/quotas/{project_id}/{resource}", "Update a quota", TAG,
+                    body=misc.QuotaPost, body_required=False,
+                    description="A quota object (not a JSON patch); the URL names the "
+                    "project and resource.", responses={202: ONE},
+                    policy=("quota:update",))
     def patch(self, project_id, resource, **_):
-        base.check_query()
-        _, body = base.parse_object(misc.QuotaPost, "quota") if pecan.request.body else (
-            None, {})
+        body = base.body()
         ctx = base.context()
         policy.authorize(ctx, "quota:update")
         try:
@@ -82,9 +87,9 @@ class QuotasController(base.RestController):
             raise _not_found(project_id, resource) from None
         return base.respond(misc.quota_view(row), status=202)
 
-    @base.expose()
+    @base.operation("DELETE", "/v1/quotas/{project_id}/{resource}", "Delete a quota", TAG,
+                    responses={204: base.Response("Deleted.")}, policy=("quota:delete",))
     def delete(self, project_id, resource, **_):
-        base.check_query()
         ctx = base.context()
         policy.authorize(ctx, "quota:delete")
         try:
