@@ -1,5 +1,5 @@
 """Pooled connections without a ping or a needless ROLLBACK per transaction, still never
-handed out dead.
+handed out dead; MariaDB connections in utf8mb4.
 
 oslo.db's engine pings the server at every pool checkout (``pool_pre_ping``, hard-coded),
 and SQLAlchemy's pool rolls back every connection given back to it, even right after its
@@ -82,7 +82,15 @@ def _readable(fd: int) -> bool:
     return bool(poller.poll(0))
 
 
+#: MySQL's "utf8" is three bytes per character at most: no emoji, no supplementary plane.
+_THREE_BYTE_CHARSETS = (None, "", "utf8", "utf8mb3")
+
+
 def _connect_pymysql(dialect: Any, record: Any, cargs: tuple, cparams: dict) -> Any:
+    """oslo.db (and devstack's ``?charset=utf8``) ask for MySQL's 3-byte utf8; the tables
+    are utf8mb4, so the connection is too, or 4-byte characters fail to be stored."""
+    if str(cparams.get("charset", "")).lower() in _THREE_BYTE_CHARSETS:
+        cparams["charset"] = "utf8mb4"
     return PyMySQLConnection(*cargs, **cparams)
 
 
