@@ -2,8 +2,8 @@
 """Time a cluster's credentials: certificates (generated, then stored) and trustee + trust.
 
 Target: all certificates of a cluster + its trust in <= 1 s (median). Without the local
-cloud only generation and the local file backend are measured; with it (``devstack/local/
-localcloud status`` up) certificates go to the real Barbican and the trust to the real
+cloud only generation and the local file backend are measured; with it (``tools/localcloud
+status`` up) certificates go to the real Barbican and the trust to the real
 Keystone, as the demo user. Everything created is deleted again.
 
     .venv/bin/python bench/bench_cluster_credentials.py [--clusters 20] [--key-algorithm ec]
@@ -24,9 +24,10 @@ import uuid
 from pathlib import Path
 
 from keystoneauth1 import loading as ks_loading
-from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 
+from localcloud.config import login
+from localcloud.layout import Layout
 from magnum_common import config
 from magnum_common.context import RequestContext
 from magnum_conductor.identity import crypto, keystone, trust
@@ -37,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _cloud_state() -> Path | None:
-    res = subprocess.run([str(REPO / "devstack/local/localcloud"), "status", "--json"],
+    res = subprocess.run([str(REPO / "tools/localcloud"), "status", "--json"],
                          capture_output=True, text=True, timeout=120)
     try:
         status = json.loads(res.stdout)
@@ -54,20 +55,8 @@ def _use_cloud(state: Path) -> RequestContext:
     for group in ("keystone_auth", "trust", "barbican_client", "certificates"):
         for name, value in ini.items(group):
             CONF.set_override(name, value, group)
-    env = dict(line[len("export "):].split("=", 1)
-               for line in (state / "demo-openrc").read_text().splitlines()
-               if line.startswith("export "))
-    body = {"auth": {
-        "identity": {"methods": ["password"], "password": {"user": {
-            "name": env["OS_USERNAME"], "password": env["OS_PASSWORD"],
-            "domain": {"name": env["OS_USER_DOMAIN_NAME"]}}}},
-        "scope": {"project": {"name": env["OS_PROJECT_NAME"],
-                              "domain": {"name": env["OS_PROJECT_DOMAIN_NAME"]}}},
-    }}
-    resp = ks_session.Session().post(env["OS_AUTH_URL"] + "/auth/tokens", json=body,
-                                     authenticated=False)
-    info = resp.json()
-    return RequestContext(auth_token=resp.headers["X-Subject-Token"], auth_token_info=info,
+    token, info = login(Layout(str(state)), "demo")
+    return RequestContext(auth_token=token, auth_token_info=info,
                           user_id=info["token"]["user"]["id"],
                           project_id=info["token"]["project"]["id"],
                           roles=[r["name"] for r in info["token"]["roles"]])

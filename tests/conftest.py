@@ -8,15 +8,11 @@ xdist worker) and emptied between tests.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
-import yaml
 from oslo_config import cfg
 
 from magnum_common import config as magnum_config
@@ -147,59 +143,3 @@ def db_any(request, _server_databases, tmp_path, _sqlite_template) -> str:
         _empty_all_tables()
     yield url
     db_api.reset_engine()
-
-
-# --- the local cloud (devstack/local): real Keystone, Heat, Barbican, Glance ---------------
-REPO = Path(__file__).resolve().parents[1]
-LOCALCLOUD = REPO / "devstack" / "local" / "localcloud"
-UP_TIMEOUT = int(os.environ.get("LOCALCLOUD_UP_TIMEOUT", "1500"))
-
-
-def _status() -> dict:
-    res = subprocess.run([str(LOCALCLOUD), "status", "--json"], capture_output=True, text=True,
-                         timeout=120)
-    try:
-        return json.loads(res.stdout)
-    except ValueError:
-        return {"up": False, "raw": res.stdout + res.stderr}
-
-
-def wanted_tier(status: dict) -> str | None:
-    """The tier ``localcloud up`` must bring, or None when the running cloud will do.
-
-    ``MAGNUM_LOCALCLOUD_TIER`` (set by ``tox -e e2e-full``) asks for a tier: a cloud up on the
-    other tier is switched. Without it, a cloud that is up is used as it is, else lite.
-    """
-    asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
-    if status.get("up") and (not asked or status.get("tier") == asked):
-        return None
-    return asked or "lite"
-
-
-@pytest.fixture(scope="session")
-def localcloud() -> dict:
-    """The running local cloud: {'state_dir', 'clouds', 'status'}; started if needed.
-
-    Tests that need it never skip: ``localcloud up`` is idempotent and serialised by a lock,
-    so parallel workers may all ask for it.
-    """
-    status = _status()
-    tier = wanted_tier(status)
-    if tier:
-        res = subprocess.run([str(LOCALCLOUD), "up", "--tier", tier], capture_output=True,
-                             text=True, timeout=UP_TIMEOUT)
-        if res.returncode != 0:
-            pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
-                        pytrace=False)
-        status = _status()
-        if not status.get("up"):
-            pytest.fail("localcloud is not up after `localcloud up`:\n%s"
-                        % json.dumps(status, indent=1), pytrace=False)
-    state = Path(status["state_dir"])
-    clouds = yaml.safe_load((state / "clouds.yaml").read_text())["clouds"]
-    return {"state_dir": state, "clouds": clouds, "status": status}
-
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "localcloud: needs the local cloud (devstack/local)")

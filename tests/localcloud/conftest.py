@@ -1,35 +1,33 @@
-"""Fixtures for the tests of the local cloud itself (devstack/local).
+"""Every test under tests/localcloud needs the local cloud (``localcloud/``) and carries the
+``localcloud`` marker; deselect them all with ``-m "not localcloud"``.
 
-Most tests here need the real services: the session fixture ``localcloud`` runs
-``devstack/local/localcloud up`` when ``localcloud status`` says the cloud is not up (``up`` is
-idempotent and serialised by a lock, so parallel xdist workers are fine). The tests that use
-it carry the ``localcloud`` marker; deselect them with ``-m "not localcloud"`` (the node
-simulator's logic tests then still run, on canned Heat answers).
+Layout: ``harness/`` (the cloud's own services: Keystone, Heat and the node simulator, Barbican,
+Glance, the full tier's Nova/Neutron/Octavia, the guard), ``conductor/`` (conductor code against
+the real Keystone, Barbican and Heat), ``drivers/`` (each driver's whole cycle on real Heat),
+``e2e/`` (our magnum-api and conductors on the cloud, driven through ``openstack coe``).
+
+The session fixture ``localcloud`` runs ``tools/localcloud up`` when ``localcloud status`` says
+the cloud is not up, or not on the tier ``MAGNUM_LOCALCLOUD_TIER`` asks for (``up`` is
+idempotent and serialised by a lock, so parallel xdist workers are fine). Tests marked
+``lite_tier`` / ``full_tier`` run only on that tier: the other tier's tests run in its own
+session (``tox -e e2e-full``).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import time
-import uuid
+import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-REPO = Path(__file__).resolve().parents[2]
-LOCALCLOUD = REPO / "devstack" / "local" / "localcloud"
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-UP_TIMEOUT = int(os.environ.get("LOCALCLOUD_UP_TIMEOUT", "1500"))
-STACK_TIMEOUT = int(os.environ.get("LOCALCLOUD_STACK_TIMEOUT", "300"))
+from localcloud.layout import CLI, state_dir
 
-
+HERE = Path(__file__).resolve().parent
 TIERS = ("lite", "full")
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "localcloud: needs the local cloud (devstack/local)")
-    for tier in TIERS:
-        config.addinivalue_line("markers", f"{tier}_tier: runs only on the {tier} tier")
+UP_TIMEOUT = int(os.environ.get("LOCALCLOUD_UP_TIMEOUT", "1500"))
 
 
 def running_tier() -> str:
@@ -38,29 +36,70 @@ def running_tier() -> str:
     ``lite`` (what ``localcloud up`` brings)."""
     if os.environ.get("MAGNUM_LOCALCLOUD_TIER"):
         return os.environ["MAGNUM_LOCALCLOUD_TIER"]
-    state = Path(os.environ.get("MAGNUM_LOCALCLOUD_DIR", REPO / ".localcloud"))
-    recorded = state / "tier"
+    recorded = Path(state_dir()) / "tier"
     if recorded.exists():
         return recorded.read_text().strip()
     return "lite"
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of this folder that need the running cloud (those using the
-    ``localcloud`` fixture, directly or through another fixture), and select the tests of
-    the tier under test: the other tier's tests run in its own session (tox -e e2e-full)."""
-    here = Path(__file__).resolve().parent
+    """Mark every test of this folder ``localcloud``; keep only the tier under test's tests."""
     tier = running_tier()
     selected, deselected = [], []
     for item in items:
-        if here in Path(str(item.fspath)).resolve().parents and \
-                "localcloud" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.localcloud)
+        if HERE not in Path(str(item.fspath)).resolve().parents:
+            selected.append(item)
+            continue
+        item.add_marker(pytest.mark.localcloud)
         other = [t for t in TIERS if t != tier and item.get_closest_marker(f"{t}_tier")]
         (deselected if other else selected).append(item)
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
+
+
+def cloud_status() -> dict:
+    res = subprocess.run([CLI, "status", "--json"], capture_output=True, text=True, timeout=120)
+    try:
+        return json.loads(res.stdout)
+    except ValueError:
+        return {"up": False, "raw": res.stdout + res.stderr}
+
+
+def wanted_tier(status: dict) -> str | None:
+    """The tier ``localcloud up`` must bring, or None when the running cloud will do.
+
+    ``MAGNUM_LOCALCLOUD_TIER`` (set by ``tox -e e2e-full``) asks for a tier: a cloud up on the
+    other tier is switched. Without it, a cloud that is up is used as it is, else lite.
+    """
+    asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
+    if status.get("up") and (not asked or status.get("tier") == asked):
+        return None
+    return asked or "lite"
+
+
+@pytest.fixture(scope="session")
+def localcloud() -> dict:
+    """The running local cloud: {'state_dir', 'clouds', 'status'}; started if needed.
+
+    Tests that need it never skip: ``localcloud up`` is idempotent and serialised by a lock,
+    so parallel workers may all ask for it.
+    """
+    status = cloud_status()
+    tier = wanted_tier(status)
+    if tier:
+        res = subprocess.run([CLI, "up", "--tier", tier], capture_output=True, text=True,
+                             timeout=UP_TIMEOUT)
+        if res.returncode != 0:
+            pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
+                        pytrace=False)
+        status = cloud_status()
+        if not status.get("up"):
+            pytest.fail("localcloud is not up after `localcloud up`:\n%s"
+                        % json.dumps(status, indent=1), pytrace=False)
+    state = Path(status["state_dir"])
+    clouds = yaml.safe_load((state / "clouds.yaml").read_text())["clouds"]
+    return {"state_dir": state, "clouds": clouds, "status": status}
 
 
 def _session(cloud: dict):
@@ -97,80 +136,3 @@ def heat_admin(admin_session):
     from heatclient import client as heat_client
 
     return heat_client.Client("1", session=admin_session, region_name="RegionOne")
-
-
-@pytest.fixture
-def stack_name(request) -> str:
-    """A unique stack name for this test (xdist workers share the cloud)."""
-    return "lc-%s-%s" % (request.node.name.replace("_", "-")[:30], uuid.uuid4().hex[:6])
-
-
-def template(name: str) -> str:
-    return (TEMPLATES / name).read_text()
-
-
-def wait_stack(heat, stack_id: str, timeout: int = STACK_TIMEOUT):
-    """Poll until the stack leaves *_IN_PROGRESS; returns (stack, seconds)."""
-    t0 = time.monotonic()
-    while True:
-        stack = heat.stacks.get(stack_id)
-        if not stack.stack_status.endswith("_IN_PROGRESS"):
-            return stack, time.monotonic() - t0
-        if time.monotonic() - t0 > timeout:
-            pytest.fail("stack %s still %s after %ds" % (stack_id, stack.stack_status, timeout))
-        time.sleep(1)
-
-
-def wait_deleted(heat, stack_id: str, timeout: int = STACK_TIMEOUT) -> float:
-    from heatclient import exc
-
-    t0 = time.monotonic()
-    while True:
-        try:
-            stack = heat.stacks.get(stack_id)
-        except exc.HTTPNotFound:
-            return time.monotonic() - t0
-        if stack.stack_status == "DELETE_COMPLETE":
-            return time.monotonic() - t0
-        if stack.stack_status == "DELETE_FAILED":
-            pytest.fail("delete failed: %s" % stack.stack_status_reason)
-        if time.monotonic() - t0 > timeout:
-            pytest.fail("stack %s still %s after %ds" % (stack_id, stack.stack_status, timeout))
-        time.sleep(1)
-
-
-def create_complete(heat, stacks: list[str], name: str, template_name: str, **kwargs):
-    """Create a stack from tests/localcloud/templates, recorded for teardown; it must reach
-    CREATE_COMPLETE. Returns (stack id, stack, seconds)."""
-    body = heat.stacks.create(stack_name=name, template=template(template_name), **kwargs)
-    sid = body["stack"]["id"]
-    stacks.append(sid)
-    stack, took = wait_stack(heat, sid)
-    assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
-    return sid, stack, took
-
-
-def outputs(stack) -> dict:
-    return {o["output_key"]: o["output_value"] for o in stack.outputs or []}
-
-
-@pytest.fixture
-def stacks(heat_demo):
-    """Stacks created by a test; deleted at teardown whatever happened."""
-    created: list[str] = []
-    yield created
-    for sid in created:
-        try:
-            heat_demo.stacks.delete(sid)
-        except Exception:
-            pass
-
-
-@pytest.fixture(scope="session")
-def lc():
-    """Helpers for the test modules (importlib import mode: they cannot import conftest)."""
-    from types import SimpleNamespace
-
-    return SimpleNamespace(template=template, wait_stack=wait_stack, wait_deleted=wait_deleted,
-                           create_complete=create_complete, outputs=outputs,
-                           TEMPLATES=TEMPLATES, LOCALCLOUD=LOCALCLOUD)

@@ -54,30 +54,3 @@ def conductor(conductor_options, db):
     yield instance
     instance.stop()
     rpc.cleanup()
-
-
-@pytest.fixture
-def localcloud_conf(localcloud):
-    """The local cloud's [keystone_auth], [trust] and [heat_client], plus an encryption key.
-
-    Applied as overrides, so other tests in the worker keep their configuration.
-    """
-    import configparser
-
-    from keystoneauth1 import loading as ks_loading
-    from oslo_config import cfg
-
-    from magnum_conductor.identity import crypto, keystone
-
-    conf = cfg.CONF
-    conf.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")
-    ini = configparser.RawConfigParser()
-    ini.read(localcloud["state_dir"] / "magnum-localcloud.conf")
-    for group in ("keystone_auth", "trust", "heat_client"):
-        if ini.has_section(group):
-            for name, value in ini.items(group):
-                conf.set_override(name, value, group)
-    conf.set_override("encryption_key", crypto.generate_key(), "crypto")
-    keystone.reset_cache()
-    yield localcloud["state_dir"]
-    keystone.reset_cache()

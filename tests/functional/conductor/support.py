@@ -12,11 +12,9 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from cryptography.fernet import Fernet
-from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 
 from magnum_common import states
@@ -239,22 +237,3 @@ class BrokerProxy:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
-
-
-def localcloud_token(state_dir: Path, user: str) -> tuple[str, dict]:
-    """Log in as a local-cloud user the way keystonemiddleware sees it: token + body."""
-    env = {}
-    for line in (state_dir / f"{user}-openrc").read_text().splitlines():
-        if line.startswith("export "):
-            key, _, value = line[len("export "):].partition("=")
-            env[key] = value
-    body = {"auth": {
-        "identity": {"methods": ["password"], "password": {"user": {
-            "name": env["OS_USERNAME"], "password": env["OS_PASSWORD"],
-            "domain": {"name": env["OS_USER_DOMAIN_NAME"]}}}},
-        "scope": {"project": {"name": env["OS_PROJECT_NAME"],
-                              "domain": {"name": env["OS_PROJECT_DOMAIN_NAME"]}}},
-    }}
-    resp = ks_session.Session().post(env["OS_AUTH_URL"] + "/auth/tokens", json=body,
-                                     authenticated=False)
-    return resp.headers["X-Subject-Token"], resp.json()

@@ -1,7 +1,7 @@
 """Which Keystone identity a session gets, the Keystone URL, caching and config errors.
 
 Building a session contacts nobody; behaviour against a real Keystone is covered by
-tests/functional/conductor/test_keystone_localcloud.py.
+tests/localcloud/conductor/test_trust.py.
 """
 
 from __future__ import annotations

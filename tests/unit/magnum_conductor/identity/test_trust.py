@@ -1,7 +1,7 @@
 """Trust flow guarantees that hold without Keystone: fail fast, never block a delete.
 
 The Keystone round trips themselves run against the local cloud in
-tests/functional/conductor/test_trust_localcloud.py.
+tests/localcloud/conductor/test_trust.py.
 """
 
 from __future__ import annotations
