@@ -10,6 +10,12 @@ from oslo_config import cfg
 CONF = cfg.CONF
 #: ``GET /`` and ``GET /v1`` answer without a token (version discovery).
 PUBLIC_ROUTES = ("/", "/v1")
+#: Identity headers only keystonemiddleware may set; a client's own are dropped on the
+#: public routes too (elsewhere keystonemiddleware drops them), so neither a handler nor
+#: the access log ever sees a claimed identity.
+_IDENTITY_HEADERS = ("HTTP_X_USER", "HTTP_X_PROJECT", "HTTP_X_TENANT", "HTTP_X_DOMAIN",
+                     "HTTP_X_SERVICE_", "HTTP_X_ROLE", "HTTP_X_IDENTITY_STATUS",
+                     "HTTP_X_IS_ADMIN_PROJECT", "HTTP_X_SYSTEM_SCOPE", "HTTP_X_TRUST")
 
 
 class AuthTokenMiddleware(auth_token.AuthProtocol):
@@ -22,12 +28,22 @@ class AuthTokenMiddleware(auth_token.AuthProtocol):
         path = env.get("PATH_INFO", "/").rstrip("/") or "/"
         env["is_public_api"] = any(r.match(path) for r in self.public_api_routes)
         if env["is_public_api"]:
+            for key in [k for k in env if k.startswith(_IDENTITY_HEADERS)]:
+                del env[key]
             return self._app(env, start_response)
         return super().__call__(env, start_response)
 
     @classmethod
     def factory(cls, global_config, **local_conf):
+        """``acl_public_routes`` (comma-separated, in the paste section) is ours: it is taken
+        out before keystonemiddleware sees the rest, which warns about options it does not
+        know."""
+        local_conf = dict(local_conf)
+        routes = local_conf.pop("acl_public_routes", None)
+        public = (tuple(r.strip().rstrip("/") or "/" for r in routes.split(",") if r.strip())
+                  if routes is not None else PUBLIC_ROUTES)
+
         def _factory(app):
             conf = {**global_config, **local_conf, "oslo_config_config": CONF}
-            return cls(app, conf)
+            return cls(app, conf, public)
         return _factory
