@@ -11,6 +11,7 @@ from oslo_config import cfg
 from paste import deploy
 
 from magnum_api import hooks
+from magnum_api.middleware import access_log
 from magnum_api.middleware.errors import ParsableErrorMiddleware
 
 CONF = cfg.CONF
@@ -101,8 +102,9 @@ def paste_config_path() -> str:
 
 
 def load_app():
-    """The whole pipeline (``main`` in the paste file), as served by magnum-api / uWSGI."""
-    return deploy.loadapp(f"config:{paste_config_path()}", name="main")
+    """The whole pipeline (``main`` in the paste file) behind the access log, as served by
+    magnum-api / uWSGI."""
+    return access_log.wrap(deploy.loadapp(f"config:{paste_config_path()}", name="main"))
 
 
 def list_opts():
