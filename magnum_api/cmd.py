@@ -2,7 +2,8 @@
 
 A pre-forking server: the master loads the paste pipeline once, forks ``[api] workers``
 workers (threads inside each keep HTTP connections alive) and replaces any that die. The
-database engine and the RPC transport are created lazily, after the fork, in each worker.
+database engine and the RPC transport are created lazily, after the fork, in each worker
+(:mod:`magnum_api.wsgi_server` holds the worker, the logger and the fork hooks).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 from oslo_config import cfg
 
+from magnum_api import wsgi_server
+
 CONF = cfg.CONF
 
 server_opts = [
@@ -23,8 +26,11 @@ server_opts = [
                help="Worker processes of the API server; default: the number of CPUs."),
     cfg.IntOpt("threads", default=4, min=1,
                help="Threads per worker (each serves one connection at a time)."),
-    cfg.IntOpt("keepalive", default=5, min=0,
-               help="Seconds an idle HTTP keep-alive connection is kept open."),
+    cfg.IntOpt("keepalive", default=75, min=0,
+               help="Seconds an idle HTTP keep-alive connection is kept open. Longer than "
+               "clients poll (terraform: every 10-20 s) and than the idle timeout of a load "
+               "balancer in front (typically 60 s), so that the client side closes first; "
+               "a request that reaches a connection as it expires is still served."),
     cfg.IntOpt("worker_timeout", default=120, min=1,
                help="Seconds a worker may spend on one request before it is restarted."),
     cfg.BoolOpt("enabled_ssl", default=False, help="Serve HTTPS."),
@@ -32,15 +38,6 @@ server_opts = [
     cfg.StrOpt("ssl_key_file", help="Private key (PEM) for HTTPS."),
 ]
 CONF.register_opts(server_opts, group="api")
-
-
-def _post_fork(server: Any, worker: Any) -> None:
-    """Connections must never be shared across a fork."""
-    from magnum_common import rpc
-    from magnum_common.db import api as db_api
-
-    db_api.reset_engine()
-    rpc.cleanup()
 
 
 class APIServer(BaseApplication):
@@ -55,22 +52,26 @@ class APIServer(BaseApplication):
     def load(self):
         from magnum_api import app
 
-        return app.load_app()
+        application = app.load_app()
+        wsgi_server.preload()
+        return application
 
 
 def server_options() -> dict[str, Any]:
     options: dict[str, Any] = {
         "bind": f"{CONF.api.host}:{CONF.api.port}",
         "workers": CONF.api.workers or multiprocessing.cpu_count(),
-        "worker_class": "gthread",
+        "worker_class": "magnum_api.wsgi_server.ThreadWorker",
         "threads": CONF.api.threads,
         "keepalive": CONF.api.keepalive,
         "timeout": CONF.api.worker_timeout,
         "preload_app": True,
-        "post_fork": _post_fork,
+        "pre_fork": wsgi_server.pre_fork,
+        "post_fork": wsgi_server.post_fork,
         "proc_name": "magnum-api",
-        "errorlog": "-",
+        "logger_class": wsgi_server.OsloLogger,
         "loglevel": "info",
+        "control_socket_disable": True,
     }
     if CONF.api.enabled_ssl:
         options.update(certfile=CONF.api.ssl_cert_file, keyfile=CONF.api.ssl_key_file)

@@ -1,0 +1,110 @@
+"""magnum-api's gunicorn: the worker class, the logger class and the fork hooks.
+
+* Keep-alive without lost requests. A client loses a request when the server closes an idle
+  connection at the instant the client sends on it: gunicorn's gthread worker closes even
+  when the request has just reached the socket (the kernel answers it with a reset), and a
+  client that checked the connection a moment before the close sends into it. Python's
+  requests does not retry either case. :class:`ThreadWorker` therefore (1) serves a request
+  already on the socket instead of closing, and (2) closes an idle connection only
+  :data:`CLOSE_GRACE` seconds after ``[api] keepalive``, so that a client polling every
+  ``keepalive`` seconds (the interval at which a plain expiry would collide with it) always
+  finds the connection open, and one idle longer finds it closed before it sends. The
+  default ``keepalive`` (75 s) is longer than clients poll, so this only matters at the
+  edges; a connection is only ever closed before any byte of a request is read, so a
+  client that retries (Go's net/http, hence terraform) never sends a request twice.
+* One log: gunicorn's own messages (worker boots, signals, errors) go through oslo.log like
+  every other line, instead of gunicorn's handler and format.
+* Lean workers: the master imports and builds everything once (``preload_app``), then freezes
+  the garbage collector's generations so that the workers' collections do not write to, and
+  so copy, the pages they share with the master. Whatever holds a connection (the database
+  engine, the RPC transport, keystoneauth sessions) is created after the fork, per worker.
+"""
+
+from __future__ import annotations
+
+import gc
+import socket
+import time
+from typing import Any
+
+from gunicorn import glogging
+from gunicorn.workers import gthread
+
+
+def pending_data(sock: socket.socket) -> bool:
+    """Whether the peer has sent bytes (or closed) that are waiting to be read."""
+    try:
+        sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False
+    except OSError:
+        pass  # reset by the peer: reading it ends the connection cleanly
+    return True
+
+
+#: Seconds past ``[api] keepalive`` before an idle connection is closed: more than a
+#: client's timer and scheduling noise, less than the worker loop's one-second tick.
+CLOSE_GRACE = 0.5
+
+
+class ThreadWorker(gthread.ThreadWorker):
+    """gthread, expiring idle keep-alive connections without dropping a request in flight."""
+
+    def murder_keepalived(self, force: bool = False) -> None:
+        if force:
+            super().murder_keepalived(force=True)
+            return
+        now = time.monotonic() - CLOSE_GRACE
+        while self.keepalived_conns and self.keepalived_conns[0].timeout <= now:
+            conn = self.keepalived_conns.popleft()
+            try:
+                self.poller.unregister(conn.sock)
+            except (OSError, KeyError, ValueError):
+                pass
+            if pending_data(conn.sock):
+                # The next request arrived just as the connection expired: serve it (an
+                # end of stream or a reset is read, and the connection closed, the same way).
+                self.enqueue_req(conn)
+                continue
+            self.nr_conns -= 1
+            conn.close()
+
+
+class OsloLogger(glogging.Logger):
+    """gunicorn's error log through the root logger, which oslo.log has set up."""
+
+    def setup(self, cfg: Any) -> None:
+        super().setup(cfg)
+        for handler in list(self.error_log.handlers):
+            if getattr(handler, "_gunicorn", False):
+                self.error_log.removeHandler(handler)
+        self.error_log.propagate = True
+
+
+def preload() -> None:
+    """Import in the master what a worker would otherwise import on its first request: the
+    database dialect and driver, and the messaging driver (its transport object is built
+    and dropped at once: it connects only when used)."""
+    import sqlalchemy as sa
+    from oslo_config import cfg
+
+    from magnum_common import rpc
+
+    sa.engine.make_url(cfg.CONF.database.connection).get_dialect().import_dbapi()
+    rpc.get_transport()
+    rpc.cleanup()
+
+
+def pre_fork(server: Any, worker: Any) -> None:
+    """In the master, before each fork: everything alive now is shared, never collected."""
+    gc.collect()
+    gc.freeze()
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """Connections must never be shared across a fork."""
+    from magnum_common import rpc
+    from magnum_common.db import api as db_api
+
+    db_api.reset_engine()
+    rpc.cleanup()
