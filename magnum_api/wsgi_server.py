@@ -43,8 +43,8 @@ def pending_data(sock: socket.socket) -> bool:
 
 
 #: Seconds past ``[api] keepalive`` before an idle connection is closed: more than a
-#: client's timer and scheduling noise, less than the worker loop's one-second tick.
-CLOSE_GRACE = 0.5
+#: busy client's timer and thread scheduling overshoot an interval by.
+CLOSE_GRACE = 2.0
 
 
 class ThreadWorker(gthread.ThreadWorker):
