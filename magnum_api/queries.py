@@ -162,3 +162,12 @@ def as_dict(row: Row) -> dict[str, Any]:
     """Column name -> value, as the ORM objects' ``as_dict()`` (plus any extra column
     selected, such as ``template_labels``): what the views and policy targets take."""
     return dict(zip(row._fields, row, strict=True))
+
+
+def as_dicts(rows: list[Row]) -> list[dict[str, Any]]:
+    """:func:`as_dict` of every row of one result (``Row._fields`` builds a new tuple at
+    each call: read once, for the thousand rows of a list)."""
+    if not rows:
+        return []
+    names = rows[0]._fields
+    return [dict(zip(names, row, strict=True)) for row in rows]

@@ -109,9 +109,12 @@ def check_stored(name: str, value: Any) -> None:
 
 
 def isotime(value: datetime.datetime | None) -> str | None:
+    """A naive UTC column value in ISO 8601 with its offset (``...T09:20:58+00:00``)."""
     if value is None:
         return None
-    return value.replace(tzinfo=datetime.UTC).isoformat()
+    if value.tzinfo is None:
+        return value.isoformat() + "+00:00"
+    return value.astimezone(datetime.UTC).isoformat()
 
 
 def links(base_url: str, resource: str, ident: str) -> list[dict[str, str]]:

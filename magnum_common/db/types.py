@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 from sqlalchemy import Text
 from sqlalchemy.types import TypeDecorator
 
@@ -27,9 +28,11 @@ class _JSONEncoded(TypeDecorator):
         return json.dumps(value)
 
     def process_result_value(self, value: str | None, dialect: Any) -> Any:
+        """Decoded by orjson: the same values as json.loads, a few times faster (a list of
+        1,000 templates decodes 1,000 of these)."""
         if not value:
             return self.python_type()
-        return json.loads(value)
+        return orjson.loads(value)
 
 
 class JSONEncodedDict(_JSONEncoded):

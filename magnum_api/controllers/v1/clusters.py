@@ -120,8 +120,7 @@ class ClustersController(base.RestController):
             groups = queries.nodegroups_of(conn, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
         items = []
-        for row in rows:
-            values = queries.as_dict(row)
+        for row, values in zip(rows, queries.as_dicts(rows), strict=True):
             if detailed:
                 labels = values.pop("template_labels")
                 items.append(schema.detail(values, groups.get(row.uuid, []), labels, url,

@@ -163,3 +163,35 @@ def test_no_transaction_outlives_its_checkout(db_any):
     clusters.create(None, {"name": "second", "project_id": "p1"})
     with engine.connect() as conn:
         assert sorted(conn.execute(select).scalars()) == ["after", "second"]
+
+
+def test_rows_read_exactly_as_pymysql_reads_them():
+    """The fast row reader and DATETIME parser give PyMySQL's own values: NULLs, empty and
+    long strings (each length encoding: 1, 2, 3 bytes), binary, numbers, dates (with and
+    without fractions, zero dates), several rows and several result sets."""
+    host = dict(host="127.0.0.1", port=3306, user="root", charset="utf8mb4")
+    long2, long3 = "é" * 300, "x" * 70000
+    sql = ("SELECT NULL, '', 'a', %s, %s, _binary 0x00ff, 42, -7, 3.5, CAST(1.25 AS DECIMAL(5,2)),"
+           " CAST('2026-12-01 09:20:58' AS DATETIME), CAST('2026-12-01 09:20:58.123456' AS "
+           "DATETIME(6)), CAST('2026-12-01' AS DATE), CAST('12:30:00' AS TIME), "
+           "TIMESTAMP('2026-01-02 03:04:05'), 'π ✓ 😀' UNION ALL SELECT 'b', NULL, NULL, 'c', "
+           "'d', NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL")
+    ours = connections.PyMySQLConnection(**host)
+    stock = pymysql.connections.Connection(**host)
+    try:
+        for conn in (ours, stock):
+            conn.query("SET SESSION sql_mode = ''")
+        results = []
+        for conn in (ours, stock):
+            with conn.cursor() as cursor:
+                cursor.execute(sql, (long2, long3))
+                rows = cursor.fetchall()
+                cursor.execute("SELECT CAST('0000-00-00 00:00:00' AS DATETIME), 1")
+                rows += cursor.fetchall()
+            results.append(rows)
+        assert results[0] == results[1]
+        assert results[0][0][3] == long2 and results[0][0][4] == long3
+        assert results[0][0][11].microsecond == 123456
+    finally:
+        ours.close()
+        stock.close()
