@@ -18,12 +18,14 @@ from typing import Any
 import oslo_messaging as messaging
 from kombu import exceptions as kombu_exc
 from oslo_config import cfg
+from oslo_log import log as logging
 
 from magnum_common import exception, rpc, states
 from magnum_common.context import RequestContext
 from magnum_common.db.clusters import clusters
 
 CONF = cfg.CONF
+LOG = logging.getLogger(__name__)
 
 client_opts = [
     cfg.IntOpt("cast_retry", default=2, min=0,
@@ -31,6 +33,11 @@ client_opts = [
                "the recorded operation to the conductors' recovery."),
 ]
 CONF.register_opts(client_opts, group="conductor")
+
+#: How a refusal names the operation (the contract's wording: "Upgrading a cluster when
+#: status is ... is not supported.").
+_VERBS = {states.OP_UPDATE: "Updating", states.OP_RESIZE: "Resizing",
+          states.OP_UPGRADE: "Upgrading", states.OP_ROTATE_CA: "Updating"}
 
 #: What a broker that cannot be reached raises through oslo.messaging (the rabbit driver
 #: lets kombu's connection errors through when the retries are exhausted).
@@ -68,11 +75,29 @@ class ConductorAPI:
     def _record(self, context: RequestContext, cluster_uuid: str, operation: str,
                 args: dict[str, Any], values: dict[str, Any] | None = None,
                 expected: dict[str, Any] | None = None) -> None:
-        if not clusters.record_operation(context, cluster_uuid, operation,
-                                         {**args, "context": context.to_dict()},
-                                         values, expected):
-            cluster = clusters.get_by_uuid(context, cluster_uuid)
+        """Record the operation, only from a status it may start from (one UPDATE, so a
+        refused request leaves the row as it was)."""
+        gate = states.OPERATION_GATES[operation]
+        expected = {**(expected or {}), **({"status": gate} if gate is not None else {})}
+        if clusters.record_operation(context, cluster_uuid, operation,
+                                     {**args, "context": context.to_dict()},
+                                     values, expected):
+            return
+        cluster = clusters.get_by_uuid(context, cluster_uuid)
+        if cluster.operation is not None:
             raise exception.OperationInProgress(cluster_name=cluster.name or cluster_uuid)
+        if gate is not None and cluster.status not in gate:
+            raise exception.NotSupported(
+                operation=f'{_VERBS[operation]} a cluster when status is "{cluster.status}"')
+        raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
+
+    def _call_recorded(self, context: RequestContext, method: str, cluster_uuid: str) -> None:
+        """A call for a recorded operation: a conductor that cannot take the cluster now
+        leaves it recorded, and the reconciler starts it once the cluster is free."""
+        try:
+            self._call(context, method, cluster_uuid=cluster_uuid)
+        except exception.ClusterBusy:
+            LOG.info("Cluster %s is busy; its %s stays recorded", cluster_uuid, method)
 
     # --- casts (the row already records the operation) ------------------------------------
     def cluster_create(self, context: RequestContext, cluster_uuid: str) -> None:
@@ -125,11 +150,11 @@ class ConductorAPI:
         self._record(context, cluster_uuid, states.OP_UPGRADE,
                      {"cluster_template_uuid": cluster_template_uuid,
                       "max_batch_size": max_batch_size, "nodegroup_uuid": nodegroup_uuid})
-        self._call(context, "cluster_upgrade", cluster_uuid=cluster_uuid)
+        self._call_recorded(context, "cluster_upgrade", cluster_uuid)
 
     def rotate_ca_certificate(self, context: RequestContext, cluster_uuid: str) -> None:
         self._record(context, cluster_uuid, states.OP_ROTATE_CA, {})
-        self._call(context, "rotate_ca_certificate", cluster_uuid=cluster_uuid)
+        self._call_recorded(context, "rotate_ca_certificate", cluster_uuid)
 
     def sign_certificate(self, context: RequestContext, cluster_uuid: str, csr: str,
                          ca_cert_type: str | None = None) -> str:

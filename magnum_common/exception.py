@@ -210,6 +210,13 @@ class InvalidState(Invalid):
     message = "Cluster %(cluster)s cannot go from %(current)s to %(target)s."
 
 
+class OperationRefused(InvalidState):
+    """A conductor found the cluster in a status the recorded operation cannot start from
+    (the API checks first; this is the race where the status moved in between)."""
+
+    message = "%(operation)s is not possible while cluster %(cluster)s is %(status)s."
+
+
 # --- 403 -----------------------------------------------------------------------------------
 class NotAuthorized(MagnumException):
     message = "Not authorized."
@@ -235,6 +242,12 @@ class ResourceLimitExceeded(NotAuthorized):
 class AuthorizationFailure(MagnumException):
     message = "%(client)s connection failed. %(message)s"
     code = http.FORBIDDEN
+
+
+class AuthenticationFailed(AuthorizationFailure):
+    """A conductor cannot act for the cluster: no usable trust nor requester token."""
+
+    message = "Cannot act for cluster %(cluster)s: %(reason)s"
 
 
 # --- 404 -----------------------------------------------------------------------------------
@@ -361,6 +374,13 @@ class ClusterLocked(Conflict):
     message = "Cluster %(cluster)s is locked by conductor %(owner)s."
 
 
+class ClusterBusy(Conflict):
+    """Another conductor holds the cluster's lease (a call that needs it, now)."""
+
+    message = ("Cluster %(cluster)s is being worked on by another conductor; retry the "
+               "request in a moment.")
+
+
 class ConcurrentUpdate(Conflict):
     """A compare-and-swap update lost against a concurrent writer."""
 
@@ -371,6 +391,21 @@ class ConcurrentUpdate(Conflict):
 class ServiceUnavailable(MagnumException):
     message = "The service is temporarily unavailable: %(reason)s"
     code = http.SERVICE_UNAVAILABLE
+
+
+class HeatUnavailable(ServiceUnavailable):
+    """Heat kept failing (5xx, connection errors, timeouts) through every retry."""
+
+    message = "Heat did not answer after %(attempts)d attempts: %(error)s"
+
+
+class DecryptionFailed(MagnumException):
+    """A server-side configuration fault, reported as such (not as a RemoteError)."""
+
+    message = (
+        "A stored secret could not be decrypted with the configured [crypto] keys; "
+        "was encryption_key changed without listing the old one in previous_encryption_keys?"
+    )
 
 
 class ConfigInvalid(MagnumException):

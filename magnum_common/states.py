@@ -89,6 +89,19 @@ OPERATIONS = (
     OP_CREATE, OP_UPDATE, OP_RESIZE, OP_UPGRADE, OP_DELETE, OP_ROTATE_CA,
     OP_NODEGROUP_CREATE, OP_NODEGROUP_UPDATE, OP_NODEGROUP_DELETE,
 )
+#: The cluster statuses each recorded operation may start from (None: any). The API
+#: records an operation only from these, the conductor checks them again when it starts.
+OPERATION_GATES: dict[str, frozenset[str | None] | None] = {
+    OP_CREATE: frozenset({None, CREATE_IN_PROGRESS}),
+    OP_UPDATE: STABLE,
+    OP_RESIZE: RESIZABLE,
+    OP_UPGRADE: STABLE,
+    OP_ROTATE_CA: STABLE,
+    OP_DELETE: None,
+    OP_NODEGROUP_CREATE: None,
+    OP_NODEGROUP_UPDATE: None,
+    OP_NODEGROUP_DELETE: None,
+}
 
 
 def action_of(status: str | None) -> str | None:

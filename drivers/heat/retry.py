@@ -34,10 +34,6 @@ retry_opts = [
 CONF.register_opts(retry_opts, group="conductor")
 
 
-class HeatUnavailable(exception.MagnumException):
-    message = "Heat did not answer after %(attempts)d attempts: %(error)s"
-
-
 def status_code(exc: BaseException) -> int | None:
     code = getattr(exc, "code", None) or getattr(exc, "http_status", None)
     return code if isinstance(code, int) else None
@@ -81,7 +77,7 @@ def call(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return retrying(func, *args, **kwargs)
     except Exception as exc:
         if is_transient(exc):
-            raise HeatUnavailable(attempts=attempts, error=_describe(exc)) from exc
+            raise exception.HeatUnavailable(attempts=attempts, error=_describe(exc)) from exc
         raise
 
 

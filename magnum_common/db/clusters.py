@@ -12,6 +12,10 @@ from magnum_common import exception
 from magnum_common.context import RequestContext
 from magnum_common.db import api, models
 
+#: Bookkeeping writes (leases, recorded intent) leave ``updated_at`` as it was: it tells
+#: when the cluster itself last changed, and a refused request must not move it.
+_UNTOUCHED = {"updated_at": models.Cluster.updated_at}
+
 
 class ClusterRepository(api.Repository[models.Cluster]):
     model = models.Cluster
@@ -105,7 +109,8 @@ class ClusterRepository(api.Repository[models.Cluster]):
         return self.compare_and_swap(
             None, uuid, {},
             {"lock_owner": owner,
-             "lock_expires_at": now + datetime.timedelta(seconds=lease_seconds)},
+             "lock_expires_at": now + datetime.timedelta(seconds=lease_seconds),
+             **_UNTOUCHED},
             extra_where=[free],
         )
 
@@ -113,12 +118,14 @@ class ClusterRepository(api.Repository[models.Cluster]):
         """Extend our lease; False means we lost it and must stop working on the cluster."""
         return self.compare_and_swap(
             None, uuid, {"lock_owner": owner},
-            {"lock_expires_at": api.now() + datetime.timedelta(seconds=lease_seconds)},
+            {"lock_expires_at": api.now() + datetime.timedelta(seconds=lease_seconds),
+             **_UNTOUCHED},
         )
 
     def release_lock(self, uuid: str, owner: str) -> bool:
         return self.compare_and_swap(
-            None, uuid, {"lock_owner": owner}, {"lock_owner": None, "lock_expires_at": None}
+            None, uuid, {"lock_owner": owner},
+            {"lock_owner": None, "lock_expires_at": None, **_UNTOUCHED}
         )
 
     # --- durable intent ----------------------------------------------------------------------
@@ -137,7 +144,7 @@ class ClusterRepository(api.Repository[models.Cluster]):
         ``expected`` no longer holds, so two requests can never both be accepted.
         """
         payload = {"operation": operation, "operation_args": args or {},
-                   "operation_at": api.now(), **(values or {})}
+                   "operation_at": api.now(), **_UNTOUCHED, **(values or {})}
         return self.compare_and_swap(
             context, uuid, {"operation": None, **(expected or {})}, payload
         )
@@ -145,7 +152,7 @@ class ClusterRepository(api.Repository[models.Cluster]):
     def clear_operation(self, uuid: str, operation: str) -> bool:
         return self.compare_and_swap(
             None, uuid, {"operation": operation},
-            {"operation": None, "operation_args": {}, "operation_at": None},
+            {"operation": None, "operation_args": {}, "operation_at": None, **_UNTOUCHED},
         )
 
     def pending_operations(self, older_than: datetime.datetime,

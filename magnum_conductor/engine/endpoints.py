@@ -12,9 +12,10 @@ from typing import Any
 import oslo_messaging as messaging
 from oslo_log import log as logging
 
+from magnum_common import exception
 from magnum_common.context import RequestContext
 from magnum_conductor.conf import CONF
-from magnum_conductor.engine.executor import Busy, Executor
+from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers import certificates
 
 LOG = logging.getLogger(__name__)
@@ -72,6 +73,6 @@ class ConductorEndpoint:
             cluster_uuid, lambda job: certificates.credential_rotate(job) or sentinel,
             wait=float(CONF.conductor.lease_wait), context=context)
         if result is None:
-            raise Busy(cluster=cluster_uuid)
+            raise exception.ClusterBusy(cluster=cluster_uuid)
         return None if result is sentinel else result
 

@@ -24,11 +24,6 @@ LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class Busy(exception.ServiceUnavailable):
-    message = ("Cluster %(cluster)s is being worked on by another conductor; the request "
-               "is recorded and will be carried out when it is free.")
-
-
 class Executor:
     def __init__(self, owner: str) -> None:
         self.leases = LeaseRegistry(owner)
@@ -45,7 +40,7 @@ class Executor:
         if lease is None:
             LOG.info("Cluster %s is busy elsewhere; leaving its operation", cluster_uuid)
             if raise_errors:
-                raise Busy(cluster=cluster_uuid)
+                raise exception.ClusterBusy(cluster=cluster_uuid)
             return None
         with lease:
             try:

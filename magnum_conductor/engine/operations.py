@@ -16,6 +16,7 @@ status sync follows Heat.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -48,10 +49,6 @@ class Operation:
     notify_pending: bool = True
 
 
-class Refused(exception.InvalidState):
-    message = "%(operation)s is not possible while cluster %(cluster)s is %(status)s."
-
-
 def _reason(exc: Exception) -> str:
     """The error as the status_reason, with its cause (e.g. why a trust was refused)."""
     text = str(exc).strip() or type(exc).__name__
@@ -72,16 +69,18 @@ def execute(job: Job, op: Operation | None) -> Any:
     args = job.args
     if args.get("phase") != "started":
         if job.cluster.status not in op.gate:
-            refusal = Refused(operation=name, cluster=job.uuid, status=job.cluster.status)
+            refusal = exception.OperationRefused(operation=name, cluster=job.uuid,
+                                                 status=job.cluster.status)
             LOG.warning("%s", refusal)
-            job.finish()
+            job.finish(updated_at=job.cluster.updated_at)
             notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
                                job.nodegroups())
             raise refusal
         job.save(status=op.in_progress, status_reason=op.describe(job),
                  operation_args={**args, "phase": "started",
                                  "previous_status": job.cluster.status,
-                                 "previous_reason": job.cluster.status_reason})
+                                 "previous_reason": job.cluster.status_reason,
+                                 "previous_updated_at": _isotime(job.cluster.updated_at)})
         if op.notify_pending:
             notifications.emit(job.context, op.action, notifications.PENDING, job.cluster,
                                job.nodegroups())
@@ -103,10 +102,18 @@ def execute(job: Job, op: Operation | None) -> Any:
 
 
 def revert(job: Job) -> None:
-    """Back to the status the operation started from (nothing was changed)."""
+    """Back to the row the operation started from (nothing was changed), ``updated_at``
+    included: the request was refused."""
     args = job.args
+    previous = args.get("previous_updated_at")
     job.finish(status=args.get("previous_status") or job.cluster.status,
-               status_reason=args.get("previous_reason"))
+               status_reason=args.get("previous_reason"),
+               **({"updated_at": datetime.datetime.fromisoformat(previous)} if previous
+                  else {}))
+
+
+def _isotime(value: datetime.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
 
 
 def fail(job: Job, op: Operation, exc: Exception) -> None:

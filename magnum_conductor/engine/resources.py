@@ -74,10 +74,6 @@ def requester_token_valid(context: RequestContext) -> bool:
     return when > datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30)
 
 
-class AuthenticationFailed(exception.AuthorizationFailure):
-    message = "Cannot act for cluster %(cluster)s: %(reason)s"
-
-
 class Resources:
     """ClusterResources for one operation on one cluster (drivers/base.py protocol)."""
 
@@ -94,8 +90,8 @@ class Resources:
         if self.has_trust and not self._use_requester():
             return trust.cluster_context(self.cluster)
         if self.requester is None:
-            raise AuthenticationFailed(cluster=self.cluster.uuid,
-                                       reason="no trust and no requester context")
+            raise exception.AuthenticationFailed(cluster=self.cluster.uuid,
+                                                 reason="no trust and no requester context")
         return self.requester
 
     @property
@@ -115,8 +111,8 @@ class Resources:
             elif self.requester is not None:
                 self._session = keystone.session_for_context(self.requester)
             else:
-                raise AuthenticationFailed(cluster=self.cluster.uuid,
-                                           reason="no trust and no requester context")
+                raise exception.AuthenticationFailed(cluster=self.cluster.uuid,
+                                                     reason="no trust and no requester context")
         return self._session
 
     def check_auth(self) -> None:
@@ -126,7 +122,7 @@ class Resources:
         except (ks_exc.Unauthorized, ks_exc.Forbidden, ks_exc.NotFound,
                 ks_exc.MissingAuthPlugin, exception.AuthorizationFailure) as exc:
             who = "the cluster's trust" if self.has_trust else "the requesting user's token"
-            raise AuthenticationFailed(
+            raise exception.AuthenticationFailed(
                 cluster=self.cluster.uuid,
                 reason=f"authentication with {who} failed ({exc})") from exc
 

@@ -16,7 +16,7 @@ Rotation: put the new key in ``encryption_key`` and the old ones in
 and ``reencrypt`` moves a stored token to it.
 
 Public API: ``encrypt(text) -> str``, ``decrypt(token) -> str``, ``reencrypt(token) -> str``,
-``generate_key() -> str``, ``DecryptionFailed``, ``list_opts()``.
+``generate_key() -> str``, ``exception.DecryptionFailed``, ``list_opts()``.
 """
 
 from __future__ import annotations
@@ -52,13 +52,6 @@ crypto_opts = [
 CONF.register_opts(crypto_opts, group=GROUP)
 
 
-class DecryptionFailed(exception.MagnumException):
-    message = (
-        "A stored secret could not be decrypted with the configured [crypto] keys; "
-        "was encryption_key changed without listing the old one in previous_encryption_keys?"
-    )
-
-
 def generate_key() -> str:
     """A fresh key suitable for ``[crypto] encryption_key``."""
     return Fernet.generate_key().decode("ascii")
@@ -91,7 +84,7 @@ def decrypt(token: str) -> str:
     try:
         return _fernet().decrypt(token.encode("ascii")).decode("utf-8")
     except (InvalidToken, UnicodeEncodeError) as exc:
-        raise DecryptionFailed() from exc
+        raise exception.DecryptionFailed() from exc
 
 
 def reencrypt(token: str) -> str:
@@ -99,7 +92,7 @@ def reencrypt(token: str) -> str:
     try:
         return _fernet().rotate(token.encode("ascii")).decode("ascii")
     except (InvalidToken, UnicodeEncodeError) as exc:
-        raise DecryptionFailed() from exc
+        raise exception.DecryptionFailed() from exc
 
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:

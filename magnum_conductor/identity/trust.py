@@ -161,7 +161,7 @@ def _delete_trust(context: RequestContext, cluster: Any) -> bool:
         except ks_exc.NotFound:
             return True
         except (ks_exc.Unauthorized, ks_exc.Forbidden, exception.AuthorizationFailure,
-                crypto.DecryptionFailed) as exc:
+                exception.DecryptionFailed) as exc:
             LOG.debug("Deleting trust %s as %s refused: %s", cluster.trust_id, who, exc)
         except ks_exc.ClientException as exc:
             LOG.warning("Deleting trust %s as %s failed: %s", cluster.trust_id, who, exc)

@@ -6,6 +6,7 @@ from cryptography import x509
 
 from magnum_api import policy
 from magnum_api.controllers import base
+from magnum_api.controllers.v1.clusters import check_driver_supports
 from magnum_api.schemas import misc, types
 from magnum_common import conductor_api, exception
 from magnum_common.db.cluster_templates import cluster_templates
@@ -66,5 +67,7 @@ class CertificatesController(base.RestController):
         if template.tls_disabled:
             raise exception.NotSupported(
                 "Rotating the CA certificate on a non-TLS cluster is not supported")
+        check_driver_supports(template, "rotate_ca_certificate",
+                              "Rotating the CA certificate is not supported by driver.")
         conductor_api.ConductorAPI().rotate_ca_certificate(ctx, cluster.uuid)
         return base.respond({"uuid": cluster.uuid}, status=202)

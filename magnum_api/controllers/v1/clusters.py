@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from drivers import base as driver_base
 from drivers import registry
 from magnum_api import microversion, policy, queries
 from magnum_api.controllers import base
@@ -33,6 +34,13 @@ def widen_for_admin(ctx, rule: str) -> None:
 
 def driver_of(template) -> Any:
     return registry.get_driver_for_template(template)
+
+
+def check_driver_supports(template, method: str, refusal: str) -> None:
+    """Refuse, before anything is recorded, what the template's driver cannot do."""
+    driver = driver_of(template)
+    if getattr(type(driver), method) is getattr(driver_base.Driver, method):
+        raise exception.NotSupported(refusal)
 
 
 class ActionsController(base.RestController):

@@ -44,6 +44,7 @@ class FakeDriver(driver_base.Driver):
         raise NotImplementedError
 
     create_cluster = resize_cluster = upgrade_cluster = delete_cluster = _never
+    rotate_ca_certificate = rotate_credential = _never
     create_nodegroup = update_nodegroup = delete_nodegroup = _never
     stack_ids = parse_outputs = _never
 

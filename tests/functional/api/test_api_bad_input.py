@@ -201,3 +201,34 @@ def test_read_only_fields_are_refused_with_the_field_named(world):
         "field."
     row = clusters.get_by_uuid(None, world["cluster"])
     assert row.status == "CREATE_COMPLETE"
+
+
+@pytest.mark.parametrize("status, method, path, body, detail", [
+    ("UPDATE_FAILED", "POST", "actions/upgrade", {"cluster_template": "TPL"},
+     'Upgrading a cluster when status is "UPDATE_FAILED" is not supported.'),
+    ("UPDATE_FAILED", "PATCH", "certificates", None,
+     'Updating a cluster when status is "UPDATE_FAILED" is not supported.'),
+    ("CREATE_IN_PROGRESS", "PATCH", "", [{"op": "replace", "path": "/node_count",
+                                          "value": 2}],
+     'Updating a cluster when status is "CREATE_IN_PROGRESS" is not supported.'),
+    ("DELETE_FAILED", "POST", "actions/resize", {"node_count": 2},
+     'Resizing a cluster when status is "DELETE_FAILED" is not supported.'),
+    ("DELETE_IN_PROGRESS", "PATCH", "credentials", None,
+     'Rotating the credentials of a cluster when status is "DELETE_IN_PROGRESS" is not '
+     "supported."),
+])
+def test_impossible_operations_are_refused_before_recording(world, status, method, path,
+                                                             body, detail):
+    api, cluster = world["api"], world["cluster"]
+    clusters.update(None, cluster, {"status": status})
+    url = {"certificates": f"/v1/certificates/{cluster}",
+           "credentials": f"/v1/credentials/{cluster}"}.get(path) or \
+        f"/v1/clusters/{cluster}/{path}".rstrip("/")
+    if isinstance(body, dict) and body.get("cluster_template") == "TPL":
+        body = {"cluster_template": world["tpl"]}
+    before = snapshot()
+    resp = send(api, method, url, body if body is not None else b"", {})
+    assert resp.status_int == 400, resp.body
+    assert resp.json["errors"][0]["detail"] == detail
+    assert snapshot() == before
+    assert world["recorder"].calls == []

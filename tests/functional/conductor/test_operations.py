@@ -86,12 +86,57 @@ def test_gate_refuses_resize_of_deleting_cluster(conductor, standin):
     ctx, cluster = _create()
     _wait_status(cluster.uuid, states.CREATE_COMPLETE)
     clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.DELETE_FAILED})
+    before = clusters.get_by_uuid(None, cluster.uuid)
     worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
-    ConductorAPI().cluster_resize(ctx, cluster.uuid, 5, worker.uuid)
+    with pytest.raises(exception.NotSupported, match='Resizing a cluster when status is '
+                       '"DELETE_FAILED" is not supported'):
+        ConductorAPI().cluster_resize(ctx, cluster.uuid, 5, worker.uuid)
+    after = clusters.get_by_uuid(None, cluster.uuid)
+    assert (after.operation, after.updated_at) == (None, before.updated_at)
+    # The status moved between the API's record and the conductor's start: refused there.
+    clusters.record_operation(ctx, cluster.uuid, states.OP_RESIZE, {
+        "node_count": 5, "nodegroup_uuid": worker.uuid, "context": ctx.to_dict()})
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.DELETE_FAILED,
+                                                       "updated_at": before.updated_at})
+    ConductorAPI()._cast(ctx, "cluster_resize", cluster_uuid=cluster.uuid)
     support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).operation is None,
                      what="operation refused and cleared")
-    assert clusters.get_by_uuid(None, cluster.uuid).status == states.DELETE_FAILED
+    after = clusters.get_by_uuid(None, cluster.uuid)
+    assert (after.status, after.updated_at) == (states.DELETE_FAILED, before.updated_at)
     assert nodegroups.get_by_uuid(None, worker.uuid).node_count == 1
+
+
+def test_refused_calls_change_nothing(conductor, standin):
+    """Conductor refusals reach the caller as their own 4xx class, and leave the row as it
+    was: the lease a credential rotation took and released moves no ``updated_at``."""
+    standin.control(create_seconds=0.3)
+    ctx, cluster = _create()
+    before = _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    api = ConductorAPI()
+    with pytest.raises(exception.NotSupported) as err:
+        api.credential_rotate(ctx, cluster.uuid)
+    assert err.value.code == 400
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.UPDATE_FAILED,
+                                                       "updated_at": before.updated_at})
+    for call in (lambda: api.rotate_ca_certificate(ctx, cluster.uuid),
+                 lambda: api.cluster_upgrade(ctx, cluster.uuid, before.cluster_template_id,
+                                             1, "x")):
+        with pytest.raises(exception.NotSupported) as err:
+            call()
+        assert err.value.code == 400
+    after = clusters.get_by_uuid(None, cluster.uuid)
+    assert (after.updated_at, after.operation, after.lock_owner) == (before.updated_at,
+                                                                     None, None)
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.CREATE_COMPLETE,
+                                                       "updated_at": before.updated_at})
+    assert clusters.acquire_lock(cluster.uuid, "another-conductor", 60)
+    try:
+        with pytest.raises(exception.ClusterBusy) as err:
+            api.credential_rotate(ctx, cluster.uuid)
+        assert err.value.code == 409
+    finally:
+        clusters.release_lock(cluster.uuid, "another-conductor")
+    assert clusters.get_by_uuid(None, cluster.uuid).updated_at == before.updated_at
 
 
 def test_nodegroup_create_and_delete(conductor, standin):

@@ -41,12 +41,12 @@ def test_malformed_key_is_a_config_error():
 def test_wrong_key_or_tampering_fails_decryption(key):
     token = crypto.encrypt("payload")
     tampered = token[:-4] + ("AAAA" if not token.endswith("AAAA") else "BBBB")
-    with pytest.raises(crypto.DecryptionFailed):
+    with pytest.raises(exception.DecryptionFailed):
         crypto.decrypt(tampered)
     CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
-    with pytest.raises(crypto.DecryptionFailed):
+    with pytest.raises(exception.DecryptionFailed):
         crypto.decrypt(token)
-    with pytest.raises(crypto.DecryptionFailed):
+    with pytest.raises(exception.DecryptionFailed):
         crypto.decrypt("not a token ✓")
 
 
@@ -59,7 +59,7 @@ def test_rotation_keeps_old_tokens_readable_and_reencrypt_moves_them(key):
     moved = crypto.reencrypt(old_token)
     CONF.clear_override("previous_encryption_keys", "crypto")
     assert crypto.decrypt(moved) == "trustee-password"
-    with pytest.raises(crypto.DecryptionFailed):
+    with pytest.raises(exception.DecryptionFailed):
         crypto.decrypt(old_token)
 
 
