@@ -21,6 +21,7 @@ from tests.functional.api.test_api_clusters import complete, create, template
 def cluster(api, recorder):
     uuid = create(api, template(api), name="c1", node_count=2,
                   labels={"kube_tag": "v1"}).json["uuid"]
+    recorder.wait_for("cluster_create")  # the recorder clears the operation, then records
     complete(uuid)
     recorder.reset()
     return uuid
