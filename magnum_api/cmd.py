@@ -72,6 +72,7 @@ def server_options() -> dict[str, Any]:
         "logger_class": wsgi_server.OsloLogger,
         "loglevel": "info",
         "control_socket_disable": True,
+        **wsgi_server.LIMITS,
     }
     if CONF.api.enabled_ssl:
         options.update(certfile=CONF.api.ssl_cert_file, keyfile=CONF.api.ssl_key_file)

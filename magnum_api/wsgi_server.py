@@ -12,6 +12,14 @@
   default ``keepalive`` (75 s) is longer than clients poll, so this only matters at the
   edges; a connection is only ever closed before any byte of a request is read, so a
   client that retries (Go's net/http, hence terraform) never sends a request twice.
+* Errors in the error envelope, from the server too. The limits (:data:`LIMITS`) are set so
+  that what the application answers with its own envelope reaches it: a request line up
+  to 8190 bytes (gunicorn's ceiling; the application refuses over-long paths and query
+  strings itself), header fields up to 32 KiB (old PKI tokens), 256 header fields, and any
+  method name (``get`` reaches the application, which answers 405). What gunicorn must
+  still answer itself (a request line past 8190 bytes: 414; larger or more headers: 431;
+  an unparseable request line, header or chunk, or a repeated Content-Type or
+  Content-Length: 400) is written as the same JSON envelope, not gunicorn's HTML page.
 * One log: gunicorn's own messages (worker boots, signals, errors) go through oslo.log like
   every other line, instead of gunicorn's handler and format.
 * Lean workers: the master imports and builds everything once (``preload_app``), then freezes
@@ -23,12 +31,33 @@
 from __future__ import annotations
 
 import gc
+import json
 import socket
 import time
 from typing import Any
 
-from gunicorn import glogging
+from gunicorn import glogging, util
 from gunicorn.workers import gthread
+
+#: gunicorn settings that let every request the application can judge reach it.
+LIMITS = {
+    "limit_request_line": 8190,
+    "limit_request_field_size": 32768,
+    "limit_request_fields": 256,
+    "permit_unconventional_http_method": True,
+}
+
+
+def write_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's own error responses, in the API's error envelope (section 4.1)."""
+    detail = mesg or reason
+    body = json.dumps({"errors": [{
+        "request_id": "", "code": "client" if status_int < 500 else "server",
+        "status": status_int, "title": detail.split(".", 1)[0], "detail": detail,
+        "links": []}]}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, head.encode("latin1") + body)
 
 
 def pending_data(sock: socket.socket) -> bool:
@@ -48,7 +77,12 @@ CLOSE_GRACE = 2.0
 
 
 class ThreadWorker(gthread.ThreadWorker):
-    """gthread, expiring idle keep-alive connections without dropping a request in flight."""
+    """gthread, expiring idle keep-alive connections without dropping a request in flight,
+    and answering the requests it cannot parse in the error envelope."""
+
+    def init_process(self) -> None:
+        util.write_error = write_error  # what Worker.handle_error writes with
+        super().init_process()
 
     def murder_keepalived(self, force: bool = False) -> None:
         if force:

@@ -104,6 +104,10 @@ def check(spec: Operation, request: Any, args: list[Any], varargs: list[Any],
 
         raise errors.RoutingError(406)
     names = spec.path_names()
+    if "_method" in request.GET:  # pecan's method override: not part of this API
+        raise base.UnknownArgument("_method")
+    if request.method != spec.method:  # e.g. "get": methods are case-sensitive
+        raise method_not_allowed(spec, len(args))
     if len(args) < len(names):
         raise method_not_allowed(spec, len(args))
     if varargs:

@@ -48,6 +48,10 @@ def bad_requests(w) -> list[tuple]:
                  ng):
         cases += [("DELETE", path, None, {}, 405), ("PATCH", path, [], {}, 405)]
     cases.append(("PATCH", "/v1/credentials", None, {}, 404))  # no method on that path
+    cases += [("get", "/v1/clusters", None, {}, 405), ("delete", f"/v1/clusters/{c}", None,
+                                                        {}, 405),
+              ("POST", f"/v1/clusters/{c}?_method=DELETE", None, {}, 400),
+              ("GET", f"/v1/clusters/{c}?_method=patch", None, {}, 400)]
     for path in ("/v1/quotas", "/v1/clustertemplates", ng, "/v1/certificates",
                  f"/v1/clusters/{c}/actions/resize", f"/v1/clusters/{c}/actions/upgrade",
                  "/v1/clusters", "/v1/federations"):

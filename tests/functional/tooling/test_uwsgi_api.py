@@ -94,3 +94,18 @@ def test_uwsgi_serves_versions_collections_and_healthcheck(uwsgi_api):
 
     status, _ = _get(uwsgi_api + "/healthcheck")
     assert status == 200
+
+
+def test_uwsgi_lets_the_application_judge_odd_requests(uwsgi_api):
+    """A lower-case method, a 5 KB query and a 20 KB header reach the application, which
+    answers with its envelope (uWSGI's buffer-size bounds a request's head at 64 KiB)."""
+    from tests.functional.tooling.test_api_server_errors import raw, request
+
+    status, headers, body = raw(uwsgi_api, request(b"get", b"/v1/clusters"))
+    assert (status, headers["allow"]) == (405, "GET, POST")
+    status, _, body = raw(uwsgi_api, request(b"GET", b"/v1/clusters?" + b"a" * 5000 + b"=1"))
+    assert status == 400 and json.loads(body)["errors"][0]["detail"].startswith(
+        'Unknown argument: "aaa')
+    status, _, body = raw(uwsgi_api, request(b"GET", b"/v1/clusters",
+                                             b"X-Big: " + b"a" * 20000 + b"\r\n"))
+    assert status == 200 and json.loads(body) == {"clusters": []}
