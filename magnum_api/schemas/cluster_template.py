@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import operator
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from magnum_api.schemas import base, fields, patch, types
@@ -76,14 +77,31 @@ VIEW = types.view({
 }, description="A cluster template.")
 
 
+def _complete(body: dict[str, Any], created: Any, updated: Any,
+              base_url: str) -> dict[str, Any]:
+    body["labels"] = body["labels"] or {}
+    body["created_at"] = types.isotime(created)
+    body["updated_at"] = types.isotime(updated)
+    body["links"] = types.links(base_url, "clustertemplates", body["uuid"])
+    return body
+
+
 def view(values: Mapping[str, Any], base_url: str) -> dict[str, Any]:
     """The template as the API shows it, from its column values (``as_dict()`` of a row)."""
-    body = {field: values[field] for field in FIELDS}
-    body["labels"] = values["labels"] or {}
-    body["created_at"] = types.isotime(values["created_at"])
-    body["updated_at"] = types.isotime(values["updated_at"])
-    body["links"] = types.links(base_url, "clustertemplates", values["uuid"])
-    return body
+    return _complete({field: values[field] for field in FIELDS}, values["created_at"],
+                     values["updated_at"], base_url)
+
+
+def views(rows: Sequence[Any], base_url: str) -> list[dict[str, Any]]:
+    """:func:`view` of every row of one result (rows of ``magnum_api.queries``), the
+    columns picked by position (one C-level call per row, not a lookup per field)."""
+    if not rows:
+        return []
+    names = rows[0]._fields
+    pick = operator.itemgetter(*(names.index(field) for field in FIELDS))
+    created, updated = names.index("created_at"), names.index("updated_at")
+    return [_complete(dict(zip(FIELDS, pick(row), strict=True)), row[created], row[updated],
+                      base_url) for row in rows]
 
 
 def patch_document(row: Any) -> dict[str, Any]:

@@ -53,7 +53,7 @@ class ClusterTemplatesController(base.RestController):
             rows = queries.templates(conn, ctx, limit=page.limit, marker=page.marker,
                                      sort_key=page.sort_key, sort_dir=page.sort_dir)
         url = base.base_url()
-        items = [schema.view(values, url) for values in queries.as_dicts(rows)]
+        items = schema.views(rows, url)
         return base.respond(page.collection("clustertemplates", items, path,
                                             rows[-1].uuid if rows else None))
 
