@@ -57,6 +57,7 @@ class ValidationHook(hooks.PecanHook):
         if spec is None:
             raise webob.exc.HTTPNotFound()
         environ = state.request.environ
+        environ[operation.MATCHED_KEY] = spec
         version = environ.get(microversion.ENVIRON_KEY, microversion.MIN_VERSION)
         environ[operation.ENVIRON_KEY] = operation.check(
             spec, state.request, list(state.arguments.args), list(state.arguments.varargs),

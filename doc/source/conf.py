@@ -10,7 +10,7 @@ copyright = "magnum-ng contributors, Apache-2.0"
 author = "magnum-ng contributors"
 release = "0.1.0"
 
-extensions = ["magnum_labels"]
+extensions = ["magnum_labels", "magnum_openapi"]
 exclude_patterns = []
 html_theme = "alabaster"
 html_static_path = []

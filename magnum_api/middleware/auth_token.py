@@ -8,8 +8,9 @@ from keystonemiddleware import auth_token
 from oslo_config import cfg
 
 CONF = cfg.CONF
-#: ``GET /`` and ``GET /v1`` answer without a token (version discovery).
-PUBLIC_ROUTES = ("/", "/v1")
+#: ``GET /`` and ``GET /v1`` answer without a token (version discovery), and so does the
+#: API's description, ``GET /v1/openapi.json``.
+PUBLIC_ROUTES = ("/", "/v1", "/v1/openapi")
 #: Identity headers only keystonemiddleware may set; a client's own are dropped on the
 #: public routes too (elsewhere keystonemiddleware drops them), so neither a handler nor
 #: the access log ever sees a claimed identity.
@@ -18,15 +19,22 @@ _IDENTITY_HEADERS = ("HTTP_X_USER", "HTTP_X_PROJECT", "HTTP_X_TENANT", "HTTP_X_D
                      "HTTP_X_IS_ADMIN_PROJECT", "HTTP_X_SYSTEM_SCOPE", "HTTP_X_TRUST")
 
 
+def route_patterns(routes: tuple[str, ...]) -> list[re.Pattern]:
+    """A route matches itself with or without a ``.json`` suffix (upstream's rule)."""
+    return [re.compile(rf"^{re.escape(route)}(\.json)?$") for route in routes]
+
+
+def is_public(path: str, patterns: list[re.Pattern]) -> bool:
+    return any(r.match(path.rstrip("/") or "/") for r in patterns)
+
+
 class AuthTokenMiddleware(auth_token.AuthProtocol):
     def __init__(self, app, conf: dict, public_api_routes: tuple[str, ...] = PUBLIC_ROUTES):
-        self.public_api_routes = [re.compile(rf"^{re.escape(route)}(\.json)?$")
-                                  for route in public_api_routes]
+        self.public_api_routes = route_patterns(public_api_routes)
         super().__init__(app, conf)
 
     def __call__(self, env, start_response):
-        path = env.get("PATH_INFO", "/").rstrip("/") or "/"
-        env["is_public_api"] = any(r.match(path) for r in self.public_api_routes)
+        env["is_public_api"] = is_public(env.get("PATH_INFO", "/"), self.public_api_routes)
         if env["is_public_api"]:
             for key in [k for k in env if k.startswith(_IDENTITY_HEADERS)]:
                 del env[key]

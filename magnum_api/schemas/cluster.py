@@ -86,7 +86,7 @@ class ResizeRequest(base.Body):
     argname = "cluster_resize_req"
     description = "Resize a node group (default: the default worker group)."
     node_count = types.node_count(mandatory=True)
-    nodes_to_remove = fields.List(types.string(), types.max_node_count,
+    nodes_to_remove = fields.List(types.string(nullable=False), types.max_node_count,
                                   description="Server ids to remove first.")
     nodegroup = types.string(description="Node group UUID or name.")
 

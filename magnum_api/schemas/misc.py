@@ -96,7 +96,7 @@ class FederationPost(base.Body):
     uuid = types.readonly(types.uuid())
     name = types.name()
     hostcluster_id = types.string(description="Cluster UUID or name.")
-    member_ids = fields.List(types.string(), 100)
+    member_ids = fields.List(types.string(nullable=False), 100)
     properties = types.string_map(64, description="Must hold dns-zone.")
     status = types.readonly()
     status_reason = types.readonly()

@@ -23,6 +23,8 @@ from magnum_common import exception
 
 #: Where the validated request is kept for the handler (see :func:`validated`).
 ENVIRON_KEY = "magnum.api.validated"
+#: The operation a request was routed to (kept even when the request is then refused).
+MATCHED_KEY = "magnum.api.operation"
 _PARAM = re.compile(r"{(\w+)}")
 
 
@@ -33,7 +35,7 @@ class Response:
     headers: tuple[str, ...] = ()
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Operation:
     method: str
     path: str
@@ -55,7 +57,7 @@ class Operation:
 
     @property
     def operation_id(self) -> str:
-        words = [w.strip("{}") for w in self.path.split("/")[2:] if w]
+        words = [w.strip("{}").replace(".", "_") for w in self.path.split("/") if w]
         return "_".join([self.method.lower(), *words]) or self.method.lower()
 
     def path_names(self) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pecan
 
-from magnum_api import errors, microversion
+from magnum_api import errors, microversion, openapi
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import (
     certificates,
@@ -16,7 +16,7 @@ from magnum_api.controllers.v1 import (
     quotas,
     stats,
 )
-from magnum_api.schemas import misc
+from magnum_api.schemas import fields, misc
 
 _RESOURCES = ("clustertemplates", "clusters", "quotas", "certificates", "mservices", "stats",
               "federations", "nodegroups", "credentials")
@@ -53,6 +53,14 @@ class V1Controller(base.RestController):
                           {"href": f"{url}/{path}", "rel": "bookmark"}]
         return base.respond(body)
 
+    @base.operation("GET", "/v1/openapi.json", "This API's OpenAPI 3.1 document", "versions",
+                    public=True, responses={200: base.Response(
+                        "The document.", fields.Any_(description="OpenAPI 3.1."))})
+    def openapi(self):
+        response = base.respond(None)
+        response.body = openapi.served()
+        return response
+
     @base.expose()
     def _route(self, args, request=None):
         request = request or pecan.request
@@ -64,4 +72,6 @@ class V1Controller(base.RestController):
             request.environ[microversion.ENVIRON_KEY] = err.version
             raise
         request.environ[microversion.ENVIRON_KEY] = version
+        if [a for a in args if a] == ["openapi.json"] and request.method == "GET":
+            return self.openapi, []
         return super()._route(args, request)

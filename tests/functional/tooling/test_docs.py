@@ -20,3 +20,7 @@ def test_sphinx_build_is_warning_free(tmp_path):
     labels = (tmp_path / "html" / "admin" / "labels.html").read_text()
     assert "kube_tag" in labels and "flannel_backend" in labels  # table rendered from code
     assert (tmp_path / "html" / "differences.html").exists()
+    reference = (tmp_path / "html" / "api" / "index.html").read_text()
+    # rendered from the generated OpenAPI document
+    assert "POST /v1/clusters/{cluster_ident}/actions/resize" in reference
+    assert "nodes_to_remove" in reference and "Since microversion 1.7" in reference
