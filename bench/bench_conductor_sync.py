@@ -92,7 +92,7 @@ def _conductor(host: str, db_url: str, standin_url: str, hosts: list[str], round
         stats = sync.run_once()
         results.put({"host": host, "round": round_no, "cpu": time.process_time() - cpu,
                      "wall": time.monotonic() - begin, "polled": stats.polled_uuids,
-                     "heat_requests": stats.heat_requests, "errors": stats.errors})
+                     "stack_requests": stats.stack_requests, "errors": stats.errors})
         magnum_services.heartbeat(host, BINARY)
         time.sleep(max(0.0, interval - (time.monotonic() - begin)))
 
@@ -139,9 +139,9 @@ def main() -> None:
                   f"{len(polled) == len(set(polled)) == total})")
             for r in rows:
                 print(f"  {r['host']}: {len(r['polled'])} clusters, cpu {r['cpu']:.2f} s, "
-                      f"wall {r['wall']:.2f} s, heat requests {r['heat_requests']}, "
+                      f"wall {r['wall']:.2f} s, stack requests {r['stack_requests']}, "
                       f"errors {r['errors']}")
-            print(f"  heat requests this interval: {sum(r['heat_requests'] for r in rows)}; "
+            print(f"  stack requests this interval: {sum(r['stack_requests'] for r in rows)}; "
                   f"max cpu per conductor {max(r['cpu'] for r in rows):.2f} s, "
                   f"median {statistics.median(r['cpu'] for r in rows):.2f} s")
         heat_lists = sum(v for k, v in requests.items() if k.startswith("heat GET /stacks"))

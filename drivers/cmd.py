@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from drivers import registry
+from magnum_common.drivers import registry
 
 
 def _list_drivers(args: argparse.Namespace) -> int:

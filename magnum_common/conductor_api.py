@@ -17,22 +17,14 @@ from typing import Any
 
 import oslo_messaging as messaging
 from kombu import exceptions as kombu_exc
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import exception, rpc, states
+from magnum_common.config import CONF
 from magnum_common.context import RequestContext
 from magnum_common.db.clusters import clusters
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-client_opts = [
-    cfg.IntOpt("cast_retry", default=2, min=0,
-               help="Connection retries for a cast before the API answers 503 and leaves "
-               "the recorded operation to the conductors' recovery."),
-]
-CONF.register_opts(client_opts, group="conductor")
 
 #: How a refusal names the operation (the contract's wording: "Upgrading a cluster when
 #: status is ... is not supported.").
@@ -170,7 +162,3 @@ class ConductorAPI:
 
     def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> None:
         self._call(context, "credential_rotate", cluster_uuid=cluster_uuid)
-
-
-def list_opts():
-    return [("conductor", client_opts)]

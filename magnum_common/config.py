@@ -1,9 +1,17 @@
-"""Process bootstrap shared by every command: options, config files, logging."""
+"""magnum_common's configuration: every option it declares, and the bootstrap of a process.
+
+The options are registered when this module is imported; modules read them through
+``from magnum_common.config import CONF``, so an option is registered before it is read
+whichever module a process imports first. ``list_opts()`` is the ``magnum.common``
+namespace of oslo-config-generator (setup.cfg). ``prepare_service()`` is the first thing
+every command does: parse the command line and config files, set up logging.
+"""
 
 from __future__ import annotations
 
 import os
 import socket
+import sys
 
 from oslo_config import cfg
 from oslo_db import options as db_options
@@ -34,8 +42,72 @@ service_opts = [
     ),
 ]
 
-CONF.register_opts(path_opts)
-CONF.register_opts(service_opts)
+password_opts = [
+    cfg.ListOpt(
+        "password_symbols",
+        default=["23456789", "ABCDEFGHJKLMNPQRSTUVWXYZ", "abcdefghijkmnopqrstuvwxyz"],
+        help="Symbol groups used for generated passwords; every password holds at least "
+        "one symbol of each group.",
+    ),
+]
+
+service_down_opts = [
+    cfg.IntOpt(
+        "service_down_time",
+        default=180,
+        help="Seconds since a service's last heartbeat after which it is considered down.",
+    ),
+]
+
+#: ``[conductor]`` as the RPC client sees it (the conductor adds its own options there).
+conductor_client_opts = [
+    cfg.StrOpt("topic", default="magnum-conductor",
+               help="The queue the conductors listen on; the API sends every request there."),
+    cfg.IntOpt("cast_retry", default=2, min=0,
+               help="Connection retries for a cast before the API answers 503 and leaves "
+               "the recorded operation to the conductors' recovery."),
+]
+
+sqlite_opts = [
+    cfg.FloatOpt(
+        "sqlite_busy_timeout",
+        default=30.0,
+        min=0.0,
+        help="Seconds a transaction on a SQLite file database waits for another process's "
+        "or thread's write lock before it fails with 'database is locked'. A timeout "
+        "query parameter in the connection URL takes precedence.",
+    ),
+]
+
+#: ``[drivers]``: which drivers load and which one a new template gets (drivers/registry).
+driver_opts = [
+    cfg.StrOpt("default_driver",
+               help="Driver stored on templates whose body and image name none; default: "
+               "the first installed driver (by name) serving the template's type."),
+    cfg.ListOpt("disabled_drivers", default=[],
+                help="Drivers (entry-point names) that are not loaded."),
+    cfg.ListOpt("enabled_beta_drivers", default=[],
+                help="Beta drivers that may be used."),
+]
+
+#: The boot-volume default both the API's root-disk rule and the drivers' stacks follow.
+cinder_opts = [
+    cfg.IntOpt("default_boot_volume_size", default=0, min=0,
+               help="Boot-from-volume size in GB when the label boot_volume_size is unset; "
+               "0 boots from the image on the flavor's root disk."),
+]
+
+_GROUPS: list[tuple[str | None, list[cfg.Opt]]] = [
+    (None, path_opts + service_opts + password_opts + service_down_opts),
+    ("cinder", cinder_opts),
+    ("conductor", conductor_client_opts),
+    ("database", sqlite_opts),
+    ("drivers", driver_opts),
+]
+
+for _group, _opts in _GROUPS:
+    CONF.register_opts(_opts, group=_group)
+
 
 _DEFAULT_SQL_CONNECTION = "sqlite:///" + os.path.join("$state_path", "magnum.sqlite")
 db_options.set_defaults(CONF, connection=_DEFAULT_SQL_CONNECTION)
@@ -58,8 +130,6 @@ def parse_args(argv: list[str] | None, default_config_files: list[str] | None = 
 
 def _validate_values() -> None:
     """Read every registered option once so a malformed value fails at start, not later."""
-    import sys
-
     def check(namespace) -> None:
         for name in list(namespace):
             try:
@@ -77,8 +147,6 @@ def _validate_values() -> None:
 
 def prepare_service(argv: list[str] | None = None) -> None:
     """Parse configuration and set up logging; the first thing every service does."""
-    import sys
-
     logging.set_defaults(
         default_log_levels=logging.get_default_log_levels()
         + ["stevedore=INFO", "keystoneauth=INFO", "kombu=INFO", "amqp=INFO",
@@ -89,4 +157,4 @@ def prepare_service(argv: list[str] | None = None) -> None:
 
 
 def list_opts() -> list[tuple[str | None, list[cfg.Opt]]]:
-    return [(None, path_opts + service_opts)]
+    return list(_GROUPS)

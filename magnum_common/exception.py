@@ -360,6 +360,13 @@ class InvalidClusterTemplateForUpgrade(Conflict):
     message = "Cluster Template is not valid for upgrade: %(reason)s"
 
 
+class StackBusy(Conflict):
+    """A driver's backend refused a change because the stack still runs an earlier one
+    (Heat's 409); raised with the backend's own message."""
+
+    message = "The cluster's stack is busy with an earlier change."
+
+
 class OperationInProgress(Invalid):
     message = "Cluster %(cluster_name)s already has an operation in progress."
 

@@ -5,17 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import oslo_messaging as messaging
-from oslo_config import cfg
 
+from magnum_common.config import CONF
 from magnum_common.context import RequestContext
-
-CONF = cfg.CONF
-
-conductor_opts = [
-    cfg.StrOpt("topic", default="magnum-conductor",
-               help="The queue the conductors listen on; the API sends every request there."),
-]
-CONF.register_opts(conductor_opts, group="conductor")
 
 #: Only our exceptions are re-raised with their class (and HTTP code) on the caller.
 ALLOWED_EXMODS = ["magnum_common.exception"]
@@ -85,7 +77,3 @@ def cleanup() -> None:
         if transport is not None:
             transport.cleanup()
     _transport = _notification_transport = None
-
-
-def list_opts():
-    return [("conductor", conductor_opts)]

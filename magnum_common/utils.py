@@ -7,18 +7,9 @@ import random
 import secrets
 import uuid
 
-from oslo_config import cfg
 from oslo_utils import uuidutils
 
-password_opts = [
-    cfg.ListOpt(
-        "password_symbols",
-        default=["23456789", "ABCDEFGHJKLMNPQRSTUVWXYZ", "abcdefghijkmnopqrstuvwxyz"],
-        help="Symbol groups used for generated passwords; every password holds at least "
-        "one symbol of each group.",
-    ),
-]
-cfg.CONF.register_opts(password_opts)
+from magnum_common.config import CONF
 
 GREEK_LETTERS = (
     "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
@@ -48,9 +39,15 @@ def generate_name(kind: str = "cluster") -> str:
 
 def generate_password(length: int = 18) -> str:
     """A random password with at least one symbol of each configured group."""
-    groups = cfg.CONF.password_symbols
+    groups = CONF.password_symbols
     chars = [secrets.choice(group) for group in groups]
     alphabet = "".join(groups)
     chars += [secrets.choice(alphabet) for _ in range(length - len(chars))]
     secrets.SystemRandom().shuffle(chars)
     return "".join(chars)
+
+
+def catalog_interface(endpoint_type: str | None) -> str:
+    """``publicURL`` -> ``public``: an ``endpoint_type`` option as a catalog interface name."""
+    value = (endpoint_type or "public").lower()
+    return value[:-3] if value.endswith("url") else value

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-from drivers.heat import retry as heat_retry
 from magnum_conductor import conf
 from magnum_conductor.engine import resources
 from magnum_conductor.engine.handlers import cluster
@@ -16,7 +15,7 @@ from magnum_conductor.status import health
 def list_opts():
     groups: dict[str | None, list] = {}
     for group, opts in itertools.chain(
-        conf.list_opts(), heat_retry.list_opts(), cluster.list_opts(), health.list_opts(),
+        conf.list_opts(), cluster.list_opts(), health.list_opts(),
         resources.list_opts(), crypto.list_opts(), x509.list_opts(), keystone.list_opts(),
         trust.list_opts(), cert_manager.list_opts(),
     ):

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from oslo_config import cfg
 from oslo_log import log as logging
 
-from drivers.base import ClusterResources, Driver, Provides, StackOutputs
+from drivers.heat import client, outputs, parameters, renderer, retry, stack_ops, status, upgrade
 from drivers.heat import labels as label_table
-from drivers.heat import outputs, parameters, renderer, stack_ops, upgrade
+from drivers.heat.conf import CONF
 from drivers.heat.monitor import K8sMonitor
 from drivers.heat.profile import OsProfile
 from magnum_common import exception, utils
+from magnum_common.drivers import settings
+from magnum_common.drivers.base import (
+    ClusterResources,
+    Driver,
+    Provides,
+    StackOutputs,
+    StackPoll,
+)
 
 LOG = logging.getLogger(__name__)
-CONF = cfg.CONF
 
 _INDEX_SUFFIX = re.compile(r"-(\d+)$")
 
@@ -48,6 +55,7 @@ class KubernetesHeatDriver(Driver):
     """Kubernetes clusters as Heat stacks: one for the cluster, one per extra node group."""
 
     profile: ClassVar[OsProfile]
+    stack_service: ClassVar[str] = "heat"
 
     @property
     def provides(self) -> list[Provides]:
@@ -67,9 +75,10 @@ class KubernetesHeatDriver(Driver):
         return renderer.render_cluster(self.profile.driver_name,
                                        parameters.features(cluster, template, nodegroups))
 
+    @retry.operation()
     def create_cluster(self, res: ClusterResources, cluster: Any, template: Any,
                        nodegroups: list[Any], timeout_mins: int) -> str:
-        heat = res.heat()
+        heat = client.heat(res.session())
         name = stack_ops.cluster_stack_name(cluster)
         existing = stack_ops.find(heat, cluster.stack_id or name)
         if existing is not None:
@@ -80,12 +89,13 @@ class KubernetesHeatDriver(Driver):
         return stack_ops.create(heat, name, self._render_cluster(cluster, template, nodegroups),
                                 params, timeout_mins)
 
+    @retry.operation()
     def resize_cluster(self, res: ClusterResources, cluster: Any, template: Any,
                        nodegroups: list[Any], nodegroup: Any, node_count: int,
                        nodes_to_remove: list[str], rollback: bool = False) -> None:
-        if (nodegroup.role or "worker") == "master":
+        if settings.is_master(nodegroup):
             self.validate_master_resize(node_count)
-        heat = res.heat()
+        heat = client.heat(res.session())
         stack_id = cluster.stack_id if nodegroup.is_default else nodegroup.stack_id
         removals = []
         if nodes_to_remove:
@@ -101,11 +111,12 @@ class KubernetesHeatDriver(Driver):
     def upgraded_labels(self, row: Any, new_template: Any) -> dict[str, str]:
         return upgrade.upgraded_labels(row, new_template)
 
+    @retry.operation()
     def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
                         new_template: Any, nodegroups: list[Any], nodegroup: Any,
                         max_batch_size: int) -> None:
         """Roll the default groups (masters first) or one extra group to ``new_template``."""
-        heat = res.heat()
+        heat = client.heat(res.session())
         target = upgrade.Overlay(cluster, labels=upgrade.upgraded_labels(cluster, new_template))
         rolled = [ng for ng in nodegroups
                   if (ng.is_default if nodegroup.is_default else ng.uuid == nodegroup.uuid)]
@@ -156,9 +167,10 @@ class KubernetesHeatDriver(Driver):
         params["generation"] = upgrade.next_generation(current.get("generation"))
         return params
 
+    @retry.operation(missing_ok=True)
     def delete_cluster(self, res: ClusterResources, cluster: Any,
                        nodegroups: list[Any]) -> None:
-        heat = res.heat()
+        heat = client.heat(res.session())
         deleted = [stack_ops.delete(heat, ng.stack_id or stack_ops.nodegroup_stack_name(
             cluster, ng)) for ng in nodegroups if not ng.is_default]
         deleted = [d for d in deleted if d]
@@ -175,9 +187,10 @@ class KubernetesHeatDriver(Driver):
             self.profile.driver_name,
             parameters.features(cluster, template, nodegroups, nodegroup))
 
+    @retry.operation()
     def create_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
                          nodegroups: list[Any], nodegroup: Any) -> str:
-        heat = res.heat()
+        heat = client.heat(res.session())
         name = stack_ops.nodegroup_stack_name(cluster, nodegroup)
         existing = stack_ops.find(heat, nodegroup.stack_id or name)
         if existing is not None:
@@ -193,15 +206,17 @@ class KubernetesHeatDriver(Driver):
                          nodegroup: Any) -> None:
         """Min/max node counts are the autoscaler's business: no stack change is needed."""
 
+    @retry.operation(missing_ok=True)
     def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:
-        stack_ops.delete(res.heat(),
+        stack_ops.delete(client.heat(res.session()),
                          nodegroup.stack_id or stack_ops.nodegroup_stack_name(cluster, nodegroup))
 
     # --- certificates --------------------------------------------------------------------
+    @retry.operation()
     def rotate_ca_certificate(self, res: ClusterResources, cluster: Any, template: Any,
                               nodegroups: list[Any]) -> None:
         """Replace every node (batch by batch) so it fetches the new CA; new SA keys."""
-        heat = res.heat()
+        heat = client.heat(res.session())
         current = self._current_parameters(heat, cluster.stack_id)
         upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
                                           int(current.get("etcd_volume_size", 0)))
@@ -221,9 +236,17 @@ class KubernetesHeatDriver(Driver):
         return {ng.uuid: (cluster.stack_id if ng.is_default else ng.stack_id)
                 for ng in nodegroups if (cluster.stack_id if ng.is_default else ng.stack_id)}
 
-    def parse_outputs(self, cluster: Any, template: Any, nodegroups: list[Any],
-                      stack: Any) -> StackOutputs:
+    def stack_states(self, session: Any, stack_ids: Sequence[str],
+                     as_service: bool = False) -> StackPoll:
+        return status.stack_states(client.heat(session), stack_ids, as_service)
+
+    def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
+                     nodegroups: list[Any], stack_id: str) -> StackOutputs:
+        stack = status.finished_stack(client.heat(res.session()), stack_id)
         return outputs.parse(cluster, template, nodegroups, stack)
+
+    def failure_details(self, res: ClusterResources, stack_id: str) -> str:
+        return status.failed_resources(client.heat(res.session()), stack_id)
 
     def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> K8sMonitor | None:
         labels = parameters.cluster_labels(cluster, template)

@@ -9,17 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import requests
-from oslo_config import cfg
 
+from drivers.heat.conf import CONF
 from magnum_common import states
-
-CONF = cfg.CONF
-
-monitor_opts = [
-    cfg.IntOpt("health_check_timeout", default=10, min=1,
-               help="Seconds one Kubernetes API request of the health monitor may take."),
-]
-CONF.register_opts(monitor_opts, group="kubernetes")
 
 
 @contextlib.contextmanager
@@ -84,7 +76,3 @@ class K8sMonitor:
             return states.UNKNOWN, {"api": f"client certificates unusable: {e}"[:300]}
         except ValueError as e:
             return states.UNKNOWN, {"api": f"unreadable answer: {e}"[:300]}
-
-
-def list_opts():
-    return [("kubernetes", monitor_opts)]

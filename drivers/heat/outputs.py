@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from drivers.base import StackOutputs
 from drivers.heat import stack_ops
-from drivers.heat.parameters import api_port, cluster_labels, default_worker, master_nodegroup
+from drivers.heat.parameters import api_port, cluster_labels
+from magnum_common.drivers import settings
+from magnum_common.drivers.base import StackOutputs
 
 
 def api_url(address: str | None, tls_disabled: bool) -> str | None:
@@ -42,8 +43,8 @@ def parse(cluster: Any, template: Any, nodegroups: list[Any], stack: Any) -> Sta
                 if "number_of_minions" in params:
                     result.node_counts[ng.uuid] = int(params["number_of_minions"])
         return result
-    master = master_nodegroup(nodegroups)
-    worker = default_worker(nodegroups)
+    master = settings.default_master(nodegroups)
+    worker = settings.default_worker(nodegroups)
     result.api_address = api_url(out.get("api_address"), bool(template.tls_disabled))
     result.node_addresses[master.uuid] = _addresses(
         out.get("kube_masters" if public else "kube_masters_private"))

@@ -18,61 +18,13 @@ from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from oslo_config import cfg
 
-from drivers.base import ClusterResources
 from drivers.heat import labels as label_table
+from drivers.heat.conf import CONF
 from drivers.heat.profile import OsProfile
 from magnum_common import exception
-
-CONF = cfg.CONF
-
-drivers_opts = [
-    cfg.BoolOpt("verify_ca", default=True,
-                help="Whether nodes verify the TLS certificates of OpenStack endpoints."),
-    cfg.StrOpt("openstack_ca_file", default="",
-               help="CA bundle (PEM file) the nodes trust for OpenStack endpoints."),
-    cfg.StrOpt("region_name", default="RegionOne",
-               help="Region the nodes' cloud provider and CSI plugin talk to."),
-]
-cluster_opts = [
-    cfg.StrOpt("nodes_affinity_policy", default="soft-anti-affinity",
-               choices=["affinity", "anti-affinity", "soft-affinity", "soft-anti-affinity"],
-               help="Nova server-group policy for the nodes of one node group."),
-]
-cinder_opts = [
-    cfg.StrOpt("default_docker_volume_type", default="",
-               help="Cinder volume type of container-storage volumes when the label "
-               "docker_volume_type is unset ('' = Cinder's default type)."),
-    cfg.StrOpt("default_etcd_volume_type", default="",
-               help="Cinder volume type of etcd volumes when the label etcd_volume_type is "
-               "unset ('' = Cinder's default type)."),
-    cfg.StrOpt("default_boot_volume_type", default="",
-               help="Cinder volume type of boot volumes when the label boot_volume_type is "
-               "unset ('' = Cinder's default type)."),
-    cfg.IntOpt("default_boot_volume_size", default=0, min=0,
-               help="Boot-from-volume size in GB when the label boot_volume_size is unset; "
-               "0 boots from the image on the flavor's root disk."),
-]
-kubernetes_opts = [
-    cfg.StrOpt("keystone_auth_default_policy",
-               default="/etc/magnum/keystone_auth_default_policy.json",
-               help="k8s-keystone-auth policy (JSON) installed when keystone_auth_enabled; "
-               "$PROJECT_ID is replaced by the cluster's project. A built-in policy is used "
-               "when the file is absent."),
-    cfg.StrOpt("post_install_manifest_url", default="",
-               help="A manifest every new cluster applies once it is up."),
-]
-docker_registry_opts = [
-    cfg.StrOpt("swift_region", help="Swift region of the in-cluster registry's storage."),
-    cfg.StrOpt("swift_registry_container", default="docker_registry",
-               help="Swift container of the in-cluster registry's storage."),
-]
-CONF.register_opts(drivers_opts, group="drivers")
-CONF.register_opts(cluster_opts, group="cluster")
-CONF.register_opts(cinder_opts, group="cinder")
-CONF.register_opts(kubernetes_opts, group="kubernetes")
-CONF.register_opts(docker_registry_opts, group="docker_registry")
+from magnum_common.drivers import settings
+from magnum_common.drivers.base import ClusterResources
 
 #: The API server's TLS port: every node component (kubelet, kube-proxy, add-ons) uses it.
 API_TLS_PORT = 6443
@@ -129,24 +81,6 @@ class Features:
         return dataclasses.astuple(self)
 
 
-def _ng_role(ng: Any) -> str:
-    return (getattr(ng, "role", None) or "worker")
-
-
-def master_nodegroup(nodegroups: list[Any]) -> Any:
-    for ng in nodegroups:
-        if _ng_role(ng) == "master" and ng.is_default:
-            return ng
-    raise exception.NodeGroupNotFound(nodegroup="default-master")
-
-
-def default_worker(nodegroups: list[Any]) -> Any:
-    for ng in nodegroups:
-        if _ng_role(ng) != "master" and ng.is_default:
-            return ng
-    raise exception.NodeGroupNotFound(nodegroup="default-worker")
-
-
 def _attr(obj: Any, name: str) -> Any:
     return getattr(obj, name, None) if obj is not None else None
 
@@ -183,10 +117,6 @@ def _size(value: Any) -> int:
         return 0
 
 
-def boot_volume_size(labels: dict[str, str]) -> int:
-    return _size(_first(labels.get("boot_volume_size"), CONF.cinder.default_boot_volume_size))
-
-
 def features(cluster: Any, template: Any, nodegroups: list[Any],
              nodegroup: Any | None = None) -> Features:
     """The template-shaping facts of a cluster (or of one extra node group's stack)."""
@@ -195,8 +125,8 @@ def features(cluster: Any, template: Any, nodegroups: list[Any],
     fip = bool(_first(_attr(cluster, "floating_ip_enabled"), template.floating_ip_enabled))
     lb_fip = lb and label_table.parse_bool(labels.get("master_lb_floating_ip_enabled"), fip)
     existing = bool(_first(cluster.fixed_network, template.fixed_network))
-    master = master_nodegroup(nodegroups)
-    worker = nodegroup if nodegroup is not None else default_worker(nodegroups)
+    master = settings.default_master(nodegroups)
+    worker = nodegroup if nodegroup is not None else settings.default_worker(nodegroups)
     return Features(
         existing_network=existing, master_lb=lb, floating_ip=fip, lb_floating_ip=lb_fip,
         etcd_volume=_size(labels.get("etcd_volume_size")) > 0,
@@ -204,7 +134,7 @@ def features(cluster: Any, template: Any, nodegroups: list[Any],
                                           cluster.docker_volume_size)) > 0,
         worker_docker_volume=_size(_first(worker.docker_volume_size,
                                           cluster.docker_volume_size)) > 0,
-        boot_volume=boot_volume_size(labels) > 0,
+        boot_volume=settings.boot_volume_size(labels) > 0,
         tls_disabled=bool(template.tls_disabled),
     )
 
@@ -296,8 +226,8 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
     """The shell settings one node group's nodes boot with (keys upper-case)."""
     trustee = res.trustee()
     cluster_lbls = cluster_labels(cluster, template)
-    is_master = _ng_role(nodegroup) == "master"
-    master = master_nodegroup(nodegroups)
+    is_master = settings.is_master(nodegroup)
+    master = settings.default_master(nodegroups)
     env: dict[str, str] = {name.upper(): str(value) for name, value in sorted(labels.items())}
     tls_disabled = bool(template.tls_disabled)
     cert_api = label_table.parse_bool(cluster_lbls.get("cert_manager_api"))
@@ -307,7 +237,7 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
     if ingress == "octavia" and not octavia:
         raise exception.InvalidParameterValue(
             err="ingress_controller=octavia needs Octavia in the service catalog.")
-    worker = default_worker(nodegroups)
+    worker = settings.default_worker(nodegroups)
     worker_min, worker_max = _scaling_bounds(worker,
                                              nodegroup_labels(cluster, template, worker))
     env.update({
@@ -331,7 +261,7 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "LOGIN_USER": profile.login_user,
         "SELINUX_MANAGED": str(profile.selinux).lower(),
         "NODEGROUP_NAME": nodegroup.name,
-        "NODEGROUP_ROLE": _ng_role(nodegroup),
+        "NODEGROUP_ROLE": nodegroup.role or settings.WORKER,
         "IS_MASTER": str(is_master).lower(),
         "NUMBER_OF_MASTERS": str(master.node_count or 1),
         # The first master runs the cluster autoscaler, which scales the default workers.
@@ -392,10 +322,10 @@ def _common(res: ClusterResources, cluster: Any, template: Any,
         "external_network": template.external_network_id or "",
         "kube_tag": _kube_tag(labels, cluster),
         "nodes_affinity_policy": CONF.cluster.nodes_affinity_policy,
-        "boot_volume_size": boot_volume_size(labels),
+        "boot_volume_size": settings.boot_volume_size(labels),
         "boot_volume_type": _volume_type(labels.get("boot_volume_type"),
                                          CONF.cinder.default_boot_volume_type,
-                                         boot_volume_size(labels)),
+                                         settings.boot_volume_size(labels)),
         "availability_zone": labels.get("availability_zone", ""),
         "wait_condition_timeout": 6000,
         "update_max_batch_size": 1,
@@ -407,8 +337,8 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
                        service_account: ServiceAccountKeys | None) -> dict[str, Any]:
     """Parameters of the cluster stack (network, API endpoint, masters, default workers)."""
     labels = cluster_labels(cluster, template)
-    master = master_nodegroup(nodegroups)
-    worker = default_worker(nodegroups)
+    master = settings.default_master(nodegroups)
+    worker = settings.default_worker(nodegroups)
     tls_disabled = bool(template.tls_disabled)
     etcd_size = _size(labels.get("etcd_volume_size"))
     master_docker = _size(_first(master.docker_volume_size, cluster.docker_volume_size))
@@ -488,8 +418,3 @@ def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any
             node_env(res, profile, cluster, template, nodegroups, nodegroup, labels)),
     })
     return params
-
-
-def list_opts():
-    return [("drivers", drivers_opts), ("cluster", cluster_opts), ("cinder", cinder_opts),
-            ("kubernetes", kubernetes_opts), ("docker_registry", docker_registry_opts)]

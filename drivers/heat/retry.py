@@ -1,37 +1,28 @@
-"""Retrying Heat calls that failed for a transient reason (5xx, connection, timeout).
+"""Heat calls retried when they fail for a transient reason (5xx, connection, timeout).
 
 Only failures that say nothing about the request itself are retried, with exponential
 back-off; after the last attempt ``HeatUnavailable`` carries a message that ends up, as is,
-in the cluster's ``status_reason``.
+in the cluster's ``status_reason``. A 409 (the stack is busy with an earlier change)
+becomes the driver contract's ``StackBusy``, with Heat's message.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import tenacity
 from heatclient import exc as heat_exc
 from keystoneauth1 import exceptions as ks_exc
-from oslo_config import cfg
 from oslo_log import log as logging
 
+from drivers.heat.conf import CONF
 from magnum_common import exception
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
-
-retry_opts = [
-    cfg.IntOpt("heat_attempts", default=4, min=1,
-               help="Attempts of a Heat request that fails with a 5xx, a connection error "
-               "or a timeout before the operation is marked failed."),
-    cfg.FloatOpt("heat_backoff", default=1.0, min=0,
-                 help="First back-off in seconds between Heat attempts; doubles each time."),
-    cfg.FloatOpt("heat_backoff_max", default=20.0, min=0,
-                 help="Longest back-off in seconds between two Heat attempts."),
-]
-CONF.register_opts(retry_opts, group="conductor")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -75,17 +66,33 @@ def call(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     )
     try:
         return retrying(func, *args, **kwargs)
+    except exception.MagnumException:
+        raise
     except Exception as exc:
         if is_transient(exc):
             raise exception.HeatUnavailable(attempts=attempts, error=_describe(exc)) from exc
+        if is_conflict(exc):
+            raise exception.StackBusy(str(exc).strip() or None) from exc
         raise
+
+
+def operation(missing_ok: bool = False) -> Callable[[F], F]:
+    """Decorate a driver operation: run it whole again on a transient Heat failure (every
+    step of one is idempotent); ``missing_ok``: a stack Heat does not know is deleted."""
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return call(method, *args, **kwargs)
+            except Exception as exc:
+                if missing_ok and is_not_found(exc):
+                    return None
+                raise
+        return run  # type: ignore[return-value]
+    return decorate
 
 
 def _describe(exc: BaseException) -> str:
     code = status_code(exc)
     text = str(exc).strip() or type(exc).__name__
     return f"HTTP {code}: {text}" if code and str(code) not in text else text
-
-
-def list_opts():
-    return [("conductor", retry_opts)]

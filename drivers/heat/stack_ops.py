@@ -12,21 +12,12 @@ import time
 from typing import Any
 
 from heatclient import exc as heat_exc
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from drivers.heat.renderer import Rendered
 from magnum_common import utils
 
 LOG = logging.getLogger(__name__)
-CONF = cfg.CONF
-
-stack_opts = [
-    cfg.IntOpt("nodegroup_stack_delete_timeout", default=600, min=0,
-               help="Seconds a cluster delete waits for its extra node groups' stacks to "
-               "go before deleting the cluster stack (their ports use its network)."),
-]
-CONF.register_opts(stack_opts, group="drivers")
 
 GONE = ("DELETE_COMPLETE",)
 
@@ -131,7 +122,3 @@ def outputs(stack: Any) -> dict[str, Any]:
 def live_outputs(heat: Any, stack_id: str) -> dict[str, Any]:
     """Outputs of a stack fetched now (resolving them)."""
     return outputs(heat.stacks.get(stack_id, resolve_outputs=True))
-
-
-def list_opts():
-    return [("drivers", stack_opts)]

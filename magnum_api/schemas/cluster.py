@@ -7,7 +7,8 @@ from typing import Any
 
 from magnum_api import microversion
 from magnum_api.schemas import base, fields, patch, types
-from magnum_common import states
+from magnum_common import exception, states
+from magnum_common.drivers import settings
 
 INTERNAL = patch.COMMON_INTERNAL + (
     "/api_address", "/node_addresses", "/master_addresses", "/stack_id", "/cluster_id",
@@ -204,15 +205,11 @@ def patch_document(row: Any, nodegroups: list[Any]) -> dict[str, Any]:
     doc = {field: getattr(row, field, None) for field in PATCH_FIELDS}
     doc["labels"] = row.labels or {}
     doc["health_status_reason"] = row.health_status_reason or {}
-    worker = default_worker(nodegroups)
-    doc["node_count"] = worker.node_count if worker is not None else 0
+    try:
+        doc["node_count"] = settings.default_worker(nodegroups).node_count
+    except exception.NodeGroupNotFound:
+        doc["node_count"] = 0
     doc["master_count"] = counts(nodegroups)["master_count"]
     doc["merge_labels"] = False
     return doc
 
-
-def default_worker(nodegroups: list[Any]) -> Any:
-    for ng in nodegroups:
-        if ng.is_default and ng.role != "master":
-            return ng
-    return None

@@ -1,4 +1,4 @@
-"""Cluster template rules: drivers for the COE, storage, driver resolution, resources."""
+"""Cluster template rules: drivers for the COE, storage, resources."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 from oslo_config import cfg
 
-from drivers import registry
 from magnum_api.validation.openstack import Services
 from magnum_common import exception
+from magnum_common.drivers import settings
 
 LOG = logging.getLogger(__name__)
 CONF = cfg.CONF
@@ -20,16 +20,7 @@ template_opts = [
     cfg.StrOpt("kubernetes_default_network_driver", default="flannel",
                help="Network driver of templates that name none."),
 ]
-driver_opts = [
-    cfg.StrOpt("default_driver",
-               help="Driver stored on templates whose body and image name none; default: "
-               "the first installed driver (by name) serving the template's type."),
-]
 CONF.register_opts(template_opts, group="cluster_template")
-CONF.register_opts(driver_opts, group="drivers")
-
-# The drivers own the boot-volume default; the API reads it for the root-disk rule.
-CONF.import_opt("default_boot_volume_size", "drivers.heat.parameters", group="cinder")
 
 SUPPORTED_NETWORK_DRIVERS = {"kubernetes": ("flannel", "calico", "cilium")}
 SUPPORTED_VOLUME_DRIVERS = {"kubernetes": ("cinder",)}
@@ -80,47 +71,6 @@ def check_docker_volume(storage_driver: str | None, size: int | None) -> None:
             "devicemapper storage driver.")
 
 
-def boot_volume_size(labels: dict[str, Any] | None) -> int:
-    value = (labels or {}).get("boot_volume_size")
-    try:
-        return int(value) if value not in (None, "") else CONF.cinder.default_boot_volume_size
-    except (TypeError, ValueError):
-        raise exception.InvalidParameterValue(
-            err=f"boot_volume_size label must be an integer, got {value!r}") from None
-
-
-def driver_name_of(driver: Any) -> str | None:
-    for name, candidate in registry.all_drivers().items():
-        if candidate is driver:
-            return name
-    return getattr(driver, "name", None) or None
-
-
-def resolve_driver(server_type: str, os_distro: str | None, coe: str,
-                   requested: str | None) -> tuple[Any, str | None]:
-    """The driver serving the template and the name stored in its ``driver`` field."""
-    if requested:
-        driver = registry.get_driver(server_type, os_distro, coe, requested)
-        return driver, requested
-    if CONF.drivers.default_driver:
-        try:
-            driver = registry.get_driver(server_type, os_distro, coe,
-                                         CONF.drivers.default_driver)
-        except exception.ClusterDriverNotSupported:
-            driver = None
-        if driver is not None and any(
-                (p.server_type, p.os, p.coe) == (server_type, os_distro, coe)
-                for p in driver.provides):
-            return driver, CONF.drivers.default_driver
-    for name in sorted(registry.all_drivers()):
-        candidate = registry.all_drivers()[name]
-        if any((p.server_type, p.os, p.coe) == (server_type, os_distro, coe)
-               for p in candidate.provides):
-            return registry.get_driver(server_type, os_distro, coe, name), name
-    driver = registry.get_driver(server_type, os_distro, coe)  # raises the right 400
-    return driver, driver_name_of(driver)
-
-
 def check_resources(services: Services, values: dict[str, Any], labels: dict | None,
                     root_disk: bool = True) -> None:
     """Image, flavors, networks and subnet of a template (or a cluster's effective ones)."""
@@ -136,11 +86,11 @@ def check_resources(services: Services, values: dict[str, Any], labels: dict | N
     if values.get("fixed_subnet"):
         services.fixed_subnet(values["fixed_subnet"])
     if root_disk:
-        size = boot_volume_size(labels)
+        size = settings.boot_volume_size(labels)
         for key in ("flavor_id", "master_flavor_id"):
             if values.get(key):
                 services.check_root_disk(values[key], size)
 
 
 def list_opts():
-    return [("cluster_template", template_opts), ("drivers", driver_opts)]
+    return [("cluster_template", template_opts)]

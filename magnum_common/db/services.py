@@ -5,20 +5,11 @@ from __future__ import annotations
 import datetime
 
 import sqlalchemy as sa
-from oslo_config import cfg
 from oslo_db import exception as db_exc
 
 from magnum_common import exception
+from magnum_common.config import CONF
 from magnum_common.db import api, models
-
-service_opts = [
-    cfg.IntOpt(
-        "service_down_time",
-        default=180,
-        help="Seconds since a service's last heartbeat after which it is considered down.",
-    ),
-]
-cfg.CONF.register_opts(service_opts)
 
 
 class MagnumServiceRepository(api.Repository[models.MagnumService]):
@@ -73,11 +64,7 @@ def is_up(service: models.MagnumService, now: datetime.datetime | None = None) -
     if last is None:
         return False
     now = now or api.now()
-    return abs((now - last).total_seconds()) <= cfg.CONF.service_down_time
-
-
-def list_opts():
-    return [(None, service_opts)]
+    return abs((now - last).total_seconds()) <= CONF.service_down_time
 
 
 magnum_services = MagnumServiceRepository()

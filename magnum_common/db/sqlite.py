@@ -25,20 +25,8 @@ import functools
 from typing import Any
 
 import sqlalchemy as sa
-from oslo_config import cfg
 
-sqlite_opts = [
-    cfg.FloatOpt(
-        "sqlite_busy_timeout",
-        default=30.0,
-        min=0.0,
-        help="Seconds a transaction on a SQLite file database waits for another process's "
-        "or thread's write lock before it fails with 'database is locked'. A timeout "
-        "query parameter in the connection URL takes precedence.",
-    ),
-]
-
-cfg.CONF.register_opts(sqlite_opts, group="database")
+from magnum_common.config import CONF
 
 _BEGIN = "magnum_sqlite_begin"
 
@@ -85,10 +73,6 @@ def tune(engine: sa.engine.Engine) -> None:
     if engine.dialect.driver != "pysqlite" or not _is_file_database(engine.url):
         return
     sa.event.listen(engine, "do_connect",
-                    functools.partial(_set_busy_timeout, cfg.CONF.database.sqlite_busy_timeout))
+                    functools.partial(_set_busy_timeout, CONF.database.sqlite_busy_timeout))
     sa.event.listen(engine, "connect", _use_wal)
     _replace_begin_hook(engine)
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    return [("database", sqlite_opts)]

@@ -13,15 +13,15 @@ from typing import Any
 
 from oslo_log import log as logging
 
-from drivers import registry
-from drivers.base import Driver
-from magnum_common import states
+from magnum_common import exception, states
 from magnum_common.context import RequestContext
 from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.drivers import registry
+from magnum_common.drivers.base import Driver
 from magnum_conductor.engine.lease import Lease, LeaseLost
 from magnum_conductor.engine.resources import Resources
 
@@ -72,6 +72,10 @@ class Job:
             creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
             self._resources = Resources(self.context, self.cluster, prefer_requester=creating)
         return self._resources
+
+    def sent_already(self, exc: Exception) -> bool:
+        """A resumed send the driver answers ``StackBusy``: the first attempt got through."""
+        return self.args.get("phase") == "started" and isinstance(exc, exception.StackBusy)
 
     def nodegroups(self) -> list[models.NodeGroup]:
         return nodegroups.list(None, {"cluster_id": self.uuid})

@@ -1,4 +1,4 @@
-"""ClusterResources for the drivers: Heat, the catalog, the trustee, the CA key, keypairs.
+"""ClusterResources for the drivers: a session, the catalog, the trustee, the CA key, keypairs.
 
 Which identity a driver's calls use: the cluster's trust (trust-scoped session of the
 trustee, impersonating the owner) as soon as the trust exists, else the requester's own
@@ -17,34 +17,18 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from heatclient import client as heat_client
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from drivers.base import TrusteeCredentials
-from magnum_common import exception
+from magnum_common import exception, utils
 from magnum_common.context import RequestContext
+from magnum_common.drivers.base import TrusteeCredentials
 from magnum_conductor.identity import keystone, trust
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-heat_client_opts = [
-    cfg.StrOpt("region_name", help="Region of the Heat endpoint in the catalog."),
-    cfg.StrOpt("endpoint_type", default="publicURL",
-               help="Catalog interface of the Heat endpoint (publicURL, internalURL, "
-               "adminURL or public / internal / admin)."),
-    cfg.StrOpt("api_version", default="1", help="Heat API version."),
-    cfg.StrOpt("ca_file", help="CA bundle verifying Heat's TLS certificate."),
-    cfg.StrOpt("cert_file", help="Client certificate for Heat."),
-    cfg.StrOpt("key_file", help="Client certificate key for Heat."),
-    cfg.BoolOpt("insecure", default=False, help="Do not verify Heat's TLS certificate."),
-    cfg.FloatOpt("timeout", default=60.0, min=1,
-                 help="Seconds before a Heat request times out (then it is retried)."),
-]
-CONF.register_opts(heat_client_opts, group="heat_client")
 
 nova_client_opts = [
     cfg.StrOpt("region_name", help="Region of the Nova endpoint in the catalog."),
@@ -53,12 +37,6 @@ nova_client_opts = [
     cfg.StrOpt("api_version", default="2.1", help="Nova API microversion."),
 ]
 CONF.register_opts(nova_client_opts, group="nova_client")
-
-
-def interface(endpoint_type: str | None) -> str:
-    """``publicURL`` -> ``public`` (the catalog's interface names)."""
-    value = (endpoint_type or "public").lower()
-    return value[:-3] if value.endswith("url") else value
 
 
 def requester_token_valid(context: RequestContext) -> bool:
@@ -127,18 +105,6 @@ class Resources:
                 reason=f"authentication with {who} failed ({exc})") from exc
 
     # --- ClusterResources --------------------------------------------------------------
-    def heat(self) -> Any:
-        opts = CONF.heat_client
-        sess = self.session()
-        verify: bool | str = False if opts.insecure else (opts.ca_file or sess.verify)
-        cert = (opts.cert_file, opts.key_file) if opts.cert_file else sess.cert
-        heat_session = ks_session.Session(auth=sess.auth, verify=verify, cert=cert,
-                                          timeout=opts.timeout)
-        return heat_client.Client(opts.api_version, session=heat_session,
-                                  service_type="orchestration",
-                                  interface=interface(opts.endpoint_type),
-                                  region_name=opts.region_name)
-
     def url_for(self, service_type: str, interface: str = "public") -> str | None:
         try:
             return self.session().get_endpoint(service_type=service_type, interface=interface)
@@ -171,13 +137,14 @@ class Resources:
         return cluster_certs.client_credentials(self.context, self.cluster)
 
     def keypair_public_key(self, name: str | None) -> str | None:
-        if not name or self.url_for("compute", interface(CONF.nova_client.endpoint_type)) is None:
+        interface = utils.catalog_interface(CONF.nova_client.endpoint_type)
+        if not name or self.url_for("compute", interface) is None:
             return None
         from novaclient import client as nova_client
         from novaclient import exceptions as nova_exc
 
         nova = nova_client.Client(CONF.nova_client.api_version, session=self.session(),
-                                  endpoint_type=interface(CONF.nova_client.endpoint_type),
+                                  endpoint_type=interface,
                                   region_name=CONF.nova_client.region_name)
         try:
             return nova.keypairs.get(name).public_key
@@ -186,4 +153,4 @@ class Resources:
 
 
 def list_opts():
-    return [("heat_client", heat_client_opts), ("nova_client", nova_client_opts)]
+    return [("nova_client", nova_client_opts)]

@@ -1,9 +1,10 @@
-"""Heat stack status -> node group status -> cluster status (pure functions, no I/O).
+"""Stack state -> node group status -> cluster status (pure functions, no I/O).
 
-Node groups copy their stack's status (Heat's ``ACTION_STATUS`` vocabulary is the cluster
-vocabulary); the cluster status is aggregated from its node groups: the first of
-in-progress / failed / complete found among them decides the suffix, the action is the
-default master's unless non-default groups exist (then UPDATE, or DELETE while deleting).
+Node groups copy the state of the stack that holds them (drivers report stack states in
+the cluster vocabulary, ``magnum_common.drivers.base.StackState``); the cluster status is
+aggregated from its node groups: the first of in-progress / failed / complete found among
+them decides the suffix, the action is the default master's unless non-default groups
+exist (then UPDATE, or DELETE while deleting).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from magnum_common import states
+from magnum_common.drivers.base import StackState
 
 #: Stack statuses after which the stack's outputs are final and worth parsing.
 OUTPUT_STATUSES = frozenset({states.CREATE_COMPLETE, states.CREATE_FAILED,
@@ -23,15 +25,6 @@ _MISSING = {
     states.UPDATE_IN_PROGRESS: states.UPDATE_FAILED,
     states.ROLLBACK_IN_PROGRESS: states.UPDATE_FAILED,
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class Stack:
-    """What the sync needs of one Heat stack (from a stack list entry)."""
-
-    id: str
-    status: str
-    reason: str | None = None
 
 
 @dataclasses.dataclass
@@ -49,8 +42,8 @@ class GroupState:
     bystander: bool = False
 
 
-def nodegroup_state(ng: Any, stack: Stack | None) -> GroupState:
-    """A node group's new status given its stack (None: Heat does not know the stack)."""
+def nodegroup_state(ng: Any, stack: StackState | None) -> GroupState:
+    """A node group's new status given its stack (None: the backend does not know it)."""
     result = GroupState(ng.uuid, ng.name, ng.status, ng.status_reason, bool(ng.is_default),
                         ng.role)
     if not ng.stack_id:

@@ -12,10 +12,10 @@ from typing import Any
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from drivers import registry
 from magnum_common import states
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
+from magnum_common.drivers import registry
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.status.hashring import Partition
 

@@ -1,13 +1,15 @@
-"""Following Heat: the partitioned, batched status sync of in-progress clusters.
+"""Following the drivers: the partitioned, batched status sync of in-progress clusters.
 
-Every interval each conductor reads the in-progress clusters (a light column query), keeps
-its own share (hashring.Partition over the live conductors), and asks Heat about all their
-stacks with a few ``stacks.list(filters={'id': [...]})`` calls per project (stack lists are
-project-scoped) instead of one ``stacks.get`` per cluster. Only clusters whose state changed
-are written, under the cluster's lease; for stacks that finished, the outputs are parsed
-by the driver, and for failed stacks the reason names the failed resources. Clusters whose
-operation is still recorded belong to the handlers / reconciler and are skipped, as are
-clusters that stay in progress past their timeout (marked failed instead).
+Every interval each conductor reads the in-progress clusters (a light column query, with
+the template columns that choose each one's driver), keeps its own share
+(hashring.Partition over the live conductors), and asks the drivers about all their stacks
+at once: one ``Driver.stack_states`` call per project and stack service (stack lists are
+project-scoped; the Heat drivers answer it with a few ``stacks.list`` requests) instead of
+one request per cluster. Only clusters whose state changed are written, under the
+cluster's lease; for stacks that finished, the driver reads the outputs, and for failed
+stacks it says which resources failed. Clusters whose operation is still recorded belong to
+the handlers / reconciler and are skipped, as are clusters that stay in progress past their
+timeout (marked failed instead).
 """
 
 from __future__ import annotations
@@ -16,17 +18,17 @@ import collections
 import dataclasses
 import datetime
 import time
-from collections.abc import Iterable
 from typing import Any
 
 import sqlalchemy as sa
 from oslo_log import log as logging
 
-from drivers.heat import retry as heat_retry
 from magnum_common import states
 from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.services import is_up, magnum_services
+from magnum_common.drivers import registry
+from magnum_common.drivers.base import Driver, StackPoll, StackState
 from magnum_conductor.conf import BINARY, CONF
 from magnum_conductor.engine import notifications
 from magnum_conductor.engine.executor import Executor
@@ -36,7 +38,6 @@ from magnum_conductor.engine.resources import Resources
 from magnum_conductor.identity import keystone
 from magnum_conductor.status.aggregate import (
     OUTPUT_STATUSES,
-    Stack,
     attribute_shared_failures,
     cluster_state,
     deleted,
@@ -46,18 +47,31 @@ from magnum_conductor.status.hashring import HashRing, Partition
 
 LOG = logging.getLogger(__name__)
 
-#: Stack ids per stack-list request (keeps the query string well under URL limits).
-CHUNK = 80
 #: Seconds after an operation was sent during which Heat may still show the previous result.
 SETTLE_SECONDS = 3
 
+_CLUSTER = models.Cluster.__table__
+_TEMPLATE = models.ClusterTemplate.__table__
+_NODEGROUP = models.NodeGroup.__table__
 _CLUSTER_COLUMNS = (
     "uuid", "project_id", "status", "status_reason", "stack_id", "operation", "operation_at",
     "created_at", "create_timeout", "trust_id", "trustee_user_id", "trustee_password",
     "trustee_username", "name",
 )
+#: The template columns that choose a cluster's driver (registry.get_driver's arguments).
+_DRIVER_COLUMNS = ("server_type", "cluster_distro", "coe", "driver")
 _NG_COLUMNS = ("uuid", "name", "cluster_id", "stack_id", "status", "status_reason",
                "is_default", "role")
+
+_IN_PROGRESS = sa.select(
+    *(_CLUSTER.c[name] for name in _CLUSTER_COLUMNS),
+    *(_TEMPLATE.c[name] for name in _DRIVER_COLUMNS),
+).select_from(
+    _CLUSTER.outerjoin(_TEMPLATE, _TEMPLATE.c.uuid == _CLUSTER.c.cluster_template_id)
+).where(_CLUSTER.c.status.in_(sorted(states.IN_PROGRESS)))
+_NODEGROUPS_OF = sa.select(*(_NODEGROUP.c[name] for name in _NG_COLUMNS)).where(
+    _NODEGROUP.c.cluster_id.in_(sa.bindparam("uuids", expanding=True))
+).order_by(_NODEGROUP.c.id)
 
 
 @dataclasses.dataclass
@@ -65,7 +79,8 @@ class SyncStats:
     polled: int = 0
     polled_uuids: list[str] = dataclasses.field(default_factory=list)
     changed: int = 0
-    heat_requests: int = 0
+    #: Requests the drivers sent to their backends (stack lists, lookups).
+    stack_requests: int = 0
     errors: int = 0
     seconds: float = 0.0
 
@@ -77,47 +92,21 @@ def live_conductor_hosts() -> list[str]:
 
 
 def _in_progress_clusters() -> list[Any]:
-    table = models.Cluster.__table__
-    query = sa.select(*(table.c[name] for name in _CLUSTER_COLUMNS)).where(
-        table.c.status.in_(sorted(states.IN_PROGRESS)))
     with db_api.reader() as session:
-        return list(session.execute(query).all())
+        return list(session.execute(_IN_PROGRESS).all())
 
 
 def _nodegroups_of(uuids: list[str]) -> dict[str, list[Any]]:
-    table = models.NodeGroup.__table__
     result: dict[str, list[Any]] = collections.defaultdict(list)
     with db_api.reader() as session:
         for start in range(0, len(uuids), 500):
-            query = sa.select(*(table.c[name] for name in _NG_COLUMNS)).where(
-                table.c.cluster_id.in_(uuids[start:start + 500])).order_by(table.c.id)
-            for row in session.execute(query):
+            for row in session.execute(_NODEGROUPS_OF, {"uuids": uuids[start:start + 500]}):
                 result[row.cluster_id].append(row)
     return result
 
 
-def _chunks(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
-def failed_resources(heat: Any, stack_id: str, limit: int = 3) -> str:
-    """'Resource a (OS::X) CREATE_FAILED: why; ...' for the deepest failed resources."""
-    try:
-        resources = heat_retry.call(heat.resources.list, stack_id, nested_depth=2)
-    except Exception as exc:  # the stack's own reason still says something
-        LOG.debug("Could not list resources of stack %s: %s", stack_id, exc)
-        return ""
-    failed = [r for r in resources if (r.resource_status or "").endswith("FAILED")]
-    # Leaves first: a parent's reason only repeats its child's.
-    failed.sort(key=lambda r: getattr(r, "physical_resource_id", None) is None)
-    parts = [f"Resource {r.resource_name} ({r.resource_type}) {r.resource_status}: "
-             f"{r.resource_status_reason}" for r in failed[-limit:]]
-    return "; ".join(parts)
-
-
 class StatusSync:
-    """One conductor process's share of the Heat polling."""
+    """One conductor process's share of the status polling."""
 
     def __init__(self, executor: Executor, host: str, worker: int = 0,
                  workers: int = 1) -> None:
@@ -143,9 +132,9 @@ class StatusSync:
         stats.polled = len(mine)
         stats.polled_uuids = [c.uuid for c in mine]
         groups_of = _nodegroups_of([c.uuid for c in mine])
-        stacks, unknown_projects = self._fetch(mine, groups_of, stats)
+        stacks, unknown = self._fetch(mine, groups_of, stats)
         for cluster in mine:
-            if cluster.project_id in unknown_projects:
+            if cluster.uuid in unknown:
                 continue
             if cluster.operation_at and (now - cluster.operation_at).total_seconds() < \
                     SETTLE_SECONDS:
@@ -161,77 +150,65 @@ class StatusSync:
         return stats
 
     def _fetch(self, mine: list[Any], groups_of: dict[str, list[Any]],
-               stats: SyncStats) -> tuple[dict[str, Stack], set[str]]:
-        """Stack states by id, batched per project; projects Heat could not answer for."""
-        by_project: dict[str, list[Any]] = collections.defaultdict(list)
-        for cluster in mine:
-            by_project[cluster.project_id].append(cluster)
-        stacks: dict[str, Stack] = {}
+               stats: SyncStats) -> tuple[dict[str, StackState], set[str]]:
+        """Stack states by id, one driver call per project and stack service; the clusters
+        whose stacks could not be asked about this round."""
+        batches: dict[tuple[str, str], tuple[Driver, list[Any], set[str]]] = {}
+        drivers: dict[tuple, Driver | Exception] = {}
         unknown: set[str] = set()
-        for project_id, members in by_project.items():
-            ids = sorted({ng.stack_id for c in members for ng in groups_of.get(c.uuid, [])
-                          if ng.stack_id} | {c.stack_id for c in members if c.stack_id})
+        for cluster in mine:
+            ids = {ng.stack_id for ng in groups_of.get(cluster.uuid, []) if ng.stack_id}
+            ids |= {cluster.stack_id} if cluster.stack_id else set()
             if not ids:
                 continue
+            key = tuple(getattr(cluster, name) for name in _DRIVER_COLUMNS)
+            if key not in drivers:
+                try:
+                    drivers[key] = registry.get_driver(*key)
+                except Exception as exc:
+                    drivers[key] = exc
+                    LOG.warning("No driver for the template of cluster %s: %s",
+                                cluster.uuid, exc)
+            driver = drivers[key]
+            if isinstance(driver, Exception):
+                stats.errors += 1
+                unknown.add(cluster.uuid)
+                continue
+            _, members, batch_ids = batches.setdefault(
+                (cluster.project_id, driver.stack_service), (driver, [], set()))
+            members.append(cluster)
+            batch_ids |= ids
+        stacks: dict[str, StackState] = {}
+        for (project_id, _), (driver, members, ids) in batches.items():
             try:
-                stacks.update(self._list_stacks(members, ids, stats))
+                poll = self._poll(driver, members, sorted(ids))
             except Exception as exc:
                 stats.errors += 1
-                unknown.add(project_id)
-                LOG.warning("Heat status of project %s unavailable this round: %s",
+                unknown.update(c.uuid for c in members)
+                LOG.warning("Stack states of project %s unavailable this round: %s",
                             project_id, exc)
+                continue
+            stats.stack_requests += poll.requests
+            stacks.update(poll.states)
         return stacks, unknown
 
-    def _list_stacks(self, members: list[Any], ids: list[str],
-                     stats: SyncStats) -> dict[str, Stack]:
-        heat = self._project_heat(members)
-        found: dict[str, Stack] = {}
-        if heat is None:
-            return self._get_each_as_admin(ids, stats)
-        for chunk in _chunks(ids, CHUNK):
-            stats.heat_requests += 1
-            for stack in heat_retry.call(lambda c=chunk: list(
-                    heat.stacks.list(filters={"id": c}, limit=len(c)))):
-                found[stack.id] = Stack(stack.id, stack.stack_status,
-                                        getattr(stack, "stack_status_reason", None))
-        return found
-
-    def _project_heat(self, members: list[Any]) -> Any:
-        """A Heat client of the project, through the trust of one of its clusters."""
+    def _poll(self, driver: Driver, members: list[Any], ids: list[str]) -> StackPoll:
+        """Ask through the trust of one of the project's clusters, else as the service."""
         for cluster in members:
             resources = Resources(None, cluster)
             if resources.has_trust:
                 try:
                     resources.check_auth()
-                    return resources.heat()
                 except Exception as exc:
                     LOG.info("Trust of cluster %s unusable for the sync: %s", cluster.uuid, exc)
-        return None
-
-    def _get_each_as_admin(self, ids: list[str], stats: SyncStats) -> dict[str, Stack]:
-        """No usable trust in the project: ask for each stack as the service."""
-        from heatclient import client as heat_client
-
-        heat = heat_client.Client("1", session=keystone.admin_session(),
-                                  service_type="orchestration")
-        found: dict[str, Stack] = {}
-        for stack_id in ids:
-            stats.heat_requests += 1
-            try:
-                stack = heat_retry.call(heat.stacks.get, stack_id)
-            except Exception as exc:
-                if heat_retry.is_not_found(exc):
                     continue
-                raise
-            if stack.stack_status != states.DELETE_COMPLETE:
-                found[stack.id] = Stack(stack.id, stack.stack_status,
-                                        getattr(stack, "stack_status_reason", None))
-        return found
+                return driver.stack_states(resources.session(), ids)
+        return driver.stack_states(keystone.admin_session(), ids, as_service=True)
 
     # --- one cluster ---------------------------------------------------------------------
-    def _check(self, cluster: Any, groups: list[Any], stacks: dict[str, Stack],
+    def _check(self, cluster: Any, groups: list[Any], stacks: dict[str, StackState],
                now: datetime.datetime) -> bool:
-        """Write the cluster's new state if Heat changed it; True if something was written."""
+        """Write the cluster's new state if its stacks changed; True if something was written."""
         states_now = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in groups]
         status, reason = cluster_state(cluster.status, states_now)
         changed = status != cluster.status or any(
@@ -283,7 +260,7 @@ class StatusSync:
                            notifications.FAILURE, job.cluster, job.nodegroups())
         return True
 
-    def _apply(self, job: Job, observed: str, stacks: dict[str, Stack]) -> bool:
+    def _apply(self, job: Job, observed: str, stacks: dict[str, StackState]) -> bool:
         cluster = job.cluster
         if cluster.operation is not None or cluster.status != observed:
             return False  # a handler started something since we looked
@@ -292,14 +269,13 @@ class StatusSync:
         if deleted(groups):
             complete_delete(job)
             return True
-        heat = None
         failure_details: dict[str, str] = {}
         finished = {g.uuid for g in groups if g.status in OUTPUT_STATUSES}
         for group, ng in zip(groups, ngs, strict=True):
             if (group.status or "").endswith("_FAILED") and ng.stack_id and \
                     ng.stack_id not in failure_details and group.status != ng.status:
-                heat = heat or job.resources.heat()
-                failure_details[ng.stack_id] = failed_resources(heat, ng.stack_id)
+                failure_details[ng.stack_id] = job.driver.failure_details(job.resources,
+                                                                          ng.stack_id)
         values: dict[str, Any] = {}
         if finished:
             outputs = self._outputs(job, ngs, finished)
@@ -338,12 +314,11 @@ class StatusSync:
 
     @staticmethod
     def _outputs(job: Job, ngs: list[Any], finished: set[str]) -> dict[str, Any] | None:
-        """Row values parsed by the driver from the finished stacks (outputs resolved).
+        """Row values the driver read from the finished stacks.
 
         None when a finished stack could not be read (Heat restarting, a transient 404):
         the caller then leaves the rows as they are and looks again next round.
         """
-        heat = job.resources.heat()
         values: dict[str, Any] = {}
         seen: set[str] = set()
         for ng in ngs:
@@ -351,8 +326,8 @@ class StatusSync:
                 continue
             seen.add(ng.stack_id)
             try:
-                stack = heat_retry.call(heat.stacks.get, ng.stack_id, resolve_outputs=True)
-                outputs = job.driver.parse_outputs(job.cluster, job.template, ngs, stack)
+                outputs = job.driver.read_outputs(job.resources, job.cluster, job.template, ngs,
+                                                  ng.stack_id)
             except Exception as exc:
                 LOG.warning("Could not read the outputs of stack %s (%s); retrying next round",
                             ng.stack_id, exc)

@@ -14,6 +14,7 @@ from magnum_api.validation.openstack import Services
 from magnum_common import exception, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
+from magnum_common.drivers import registry
 
 TAG = "clustertemplates"
 LIST = base.Response("A page of templates.",
@@ -105,7 +106,7 @@ class ClusterTemplatesController(base.RestController):
         os_distro, image_driver = services.os_distro(values["image_id"])
         if os_distro is not None:
             values["cluster_distro"] = os_distro
-        _, driver_name = rules.resolve_driver(
+        _, driver_name = registry.resolve_driver(
             server_type, values.get("cluster_distro"), coe,
             values.get("driver") or image_driver)
         values["driver"] = driver_name

@@ -5,8 +5,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from drivers import base as driver_base
-from drivers import registry
 from magnum_api import microversion, policy, queries
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
@@ -21,6 +19,7 @@ from magnum_common import conductor_api, exception, states, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.drivers import registry, settings
 
 TAG = "clusters"
 ACCEPTED = base.Response("Accepted: the cluster's UUID.", types.UUID_BODY)
@@ -38,8 +37,7 @@ def driver_of(template) -> Any:
 
 def check_driver_supports(template, method: str, refusal: str) -> None:
     """Refuse, before anything is recorded, what the template's driver cannot do."""
-    driver = driver_of(template)
-    if getattr(type(driver), method) is getattr(driver_base.Driver, method):
+    if not driver_of(template).supports(method):
         raise exception.NotSupported(refusal)
 
 
@@ -63,9 +61,7 @@ class ActionsController(base.RestController):
         if body.get("nodegroup"):
             ng = nodegroups.get_in_cluster(ctx, cluster.uuid, body["nodegroup"])
         else:
-            ng = schema.default_worker(clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid])
-            if ng is None:
-                raise exception.NodeGroupNotFound(nodegroup="default-worker")
+            ng = settings.default_worker(clusters.nodegroups_of(None, [cluster.uuid])[cluster.uuid])
         if ng.role == "master":
             template = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
             driver_of(template).validate_master_resize(node_count)
@@ -96,9 +92,7 @@ class ActionsController(base.RestController):
         if body.get("nodegroup"):
             ng = nodegroups.get_in_cluster(ctx, cluster.uuid, body["nodegroup"])
         else:
-            ng = schema.default_worker(ngs)
-            if ng is None:
-                raise exception.NodeGroupNotFound(nodegroup="default-worker")
+            ng = settings.default_worker(ngs)
         if not ng.is_default and new_template.uuid != cluster.cluster_template_id:
             current = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
             raise exception.InvalidClusterTemplateForUpgrade(
@@ -195,7 +189,7 @@ class ClustersController(base.RestController):
         types.check_stored("labels", cluster["labels"])
         driver.validate_labels(cluster["labels"])
         services = Services(ctx)
-        size = rules.boot_volume_size(cluster["labels"])
+        size = settings.boot_volume_size(cluster["labels"])
         for key in ("flavor_id", "master_flavor_id"):
             services.check_root_disk(cluster.get(key), size)
         effective = {
@@ -218,8 +212,8 @@ class ClustersController(base.RestController):
             create_timeout=values.get("create_timeout", 60),
             discovery_url=values.get("discovery_url"))
         row = clusters.create_with_nodegroups(
-            ctx, cluster, self._default_nodegroups(ctx, cluster, template, master_count,
-                                                   node_count),
+            ctx, cluster, settings.default_nodegroups(ctx.project_id, cluster, template.image_id,
+                                                      master_count, node_count),
             {"context": ctx.to_dict(), "master_count": master_count,
              "node_count": node_count, "create_timeout": cluster["create_timeout"]})
         conductor_api.ConductorAPI().cluster_create(ctx, row.uuid)
@@ -257,32 +251,6 @@ class ClustersController(base.RestController):
             cluster[key] = values.get(key) or getattr(template, key)
         return cluster
 
-    @staticmethod
-    def _default_nodegroups(ctx, cluster: dict, template, master_count: int,
-                            node_count: int) -> list[dict]:
-        labels = cluster["labels"]
-
-        def count_label(name: str, default: int | None) -> int | None:
-            try:
-                return int(labels[name]) if name in labels else default
-            except ValueError:
-                raise exception.InvalidParameterValue(
-                    err=f"label {name} must be an integer") from None
-
-        common = {"project_id": ctx.project_id, "image_id": template.image_id,
-                  "docker_volume_size": cluster["docker_volume_size"],
-                  "status": states.CREATE_IN_PROGRESS, "is_default": True,
-                  "node_addresses": [], "node_labels": {}, "node_taints": []}
-        return [
-            {**common, "name": "default-master", "role": "master",
-             "node_count": master_count, "min_node_count": 1, "max_node_count": None,
-             "flavor_id": cluster["master_flavor_id"], "labels": dict(labels)},
-            {**common, "name": "default-worker", "role": "worker", "node_count": node_count,
-             "min_node_count": count_label("min_node_count", 0),
-             "max_node_count": count_label("max_node_count", None),
-             "flavor_id": cluster["flavor_id"], "labels": dict(labels)},
-        ]
-
     # --- update / delete -----------------------------------------------------------------
     @base.operation("PATCH", "/v1/clusters/{ident}", "Update a cluster", TAG,
                     body=jsonpatch_schema.Patch,
@@ -318,7 +286,7 @@ class ClustersController(base.RestController):
         if node_count == 0 and version < microversion.ZERO_NODES:
             raise exception.ZeroNodeCountNotSupported()
         services = Services(ctx)
-        size = rules.boot_volume_size(row.labels)
+        size = settings.boot_volume_size(row.labels)
         for key in ("flavor_id", "master_flavor_id"):
             services.check_root_disk(getattr(row, key), size)
         conductor_api.ConductorAPI().cluster_update(

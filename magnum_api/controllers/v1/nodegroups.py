@@ -8,12 +8,12 @@ from magnum_api.schemas import nodegroup as schema
 from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_api.schemas import types
 from magnum_api.validation import nodegroup as rules
-from magnum_api.validation import template as template_rules
 from magnum_api.validation.openstack import Services
 from magnum_common import conductor_api, exception, states, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.drivers import settings
 
 TAG = "nodegroups"
 FULL = base.Response("The node group.", schema.FULL)
@@ -105,7 +105,7 @@ class NodeGroupController(base.RestController):
         if body.get("docker_volume_size") is not None:
             values["docker_volume_size"] = body["docker_volume_size"]
         Services(ctx).check_root_disk(values["flavor_id"],
-                                      template_rules.boot_volume_size(cluster_labels))
+                                      settings.boot_volume_size(cluster_labels))
         if cluster.operation:
             raise exception.OperationInProgress(cluster_name=cluster.name or cluster.uuid)
         nodegroups.create(ctx, {**values, "status": states.CREATE_IN_PROGRESS,
@@ -141,7 +141,7 @@ class NodeGroupController(base.RestController):
                            patched.get("max_node_count"))
         rules.check_master(row.name, row.role, node_labels, node_taints)
         Services(ctx).check_root_disk(row.flavor_id,
-                                      template_rules.boot_volume_size(cluster.labels))
+                                      settings.boot_volume_size(cluster.labels))
         changes = {"min_node_count": min_count,
                    "max_node_count": patched.get("max_node_count"),
                    "node_labels": node_labels, "node_taints": node_taints}

@@ -6,13 +6,10 @@ from typing import Any
 
 from oslo_log import log as logging
 
-from drivers.base import Driver
-from drivers.heat import retry as heat_retry
 from magnum_common import exception, states
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db.clusters import clusters
 from magnum_conductor.engine import notifications
-from magnum_conductor.engine.handlers.cluster import _sent_already
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import Operation
 
@@ -26,7 +23,7 @@ def run_rotate_ca(job: Job) -> None:
     """
     from magnum_conductor.pki import cluster_certs
 
-    if type(job.driver).rotate_ca_certificate is Driver.rotate_ca_certificate:
+    if not job.driver.supports("rotate_ca_certificate"):
         raise exception.NotSupported(operation="Rotating the CA certificate")
     if not job.args.get("ca_rotated"):
         def commit(refs: dict[str, str]) -> None:
@@ -36,10 +33,10 @@ def run_rotate_ca(job: Job) -> None:
                                 commit=commit)
     job.resources.check_auth()
     try:
-        heat_retry.call(job.driver.rotate_ca_certificate, job.resources, job.cluster,
+        job.driver.rotate_ca_certificate(job.resources, job.cluster,
                         job.template, job.nodegroups())
     except Exception as exc:
-        if not _sent_already(job, exc):
+        if not job.sent_already(exc):
             raise
     job.finish(status_reason="Rotating the cluster's CA certificates.")
 
@@ -72,4 +69,4 @@ def credential_rotate(job: Job) -> Any:
     if job.cluster.status not in states.NODEGROUP_OPERABLE:
         raise exception.InvalidState(
             f"Cluster {job.uuid} is {job.cluster.status}; credentials cannot be rotated now.")
-    return heat_retry.call(job.driver.rotate_credential, job.resources, job.cluster)
+    return job.driver.rotate_credential(job.resources, job.cluster)

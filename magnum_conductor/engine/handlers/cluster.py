@@ -2,8 +2,8 @@
 
 Each handler runs under the cluster's lease after operations.execute() passed the gate and
 wrote the in-progress status; it must be safe to run again from the start (see
-operations.py). Heat calls go through drivers/heat/retry.py, so transient Heat failures are retried
-and then surface as a clear ``*_FAILED`` reason.
+operations.py). The driver retries transient backend failures; what still fails surfaces
+as a clear ``*_FAILED`` reason.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from drivers.heat import retry as heat_retry
-from magnum_common import exception, states
+from magnum_common import states
 from magnum_common.context import make_admin_context
 from magnum_common.db.cluster_templates import cluster_templates
+from magnum_common.drivers import settings
 from magnum_conductor.engine import notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
@@ -37,19 +37,6 @@ CONF.register_opts(cluster_heat_opts, group="cluster_heat")
 
 def create_timeout(cluster: Any) -> int:
     return cluster.create_timeout or CONF.cluster_heat.create_timeout
-
-
-def _sent_already(job: Job, exc: Exception) -> bool:
-    """A resumed stack update that Heat answers 409: our first attempt got through."""
-    return job.args.get("phase") == "started" and heat_retry.is_conflict(exc)
-
-
-def _default_worker(job: Job) -> Any:
-    ngs = job.nodegroups()
-    for ng in ngs:
-        if ng.is_default and ng.role != "master":
-            return ng
-    raise exception.NodeGroupNotFound(nodegroup="default-worker")
 
 
 def _assign_stack_ids(job: Job) -> None:
@@ -74,7 +61,7 @@ def run_create(job: Job) -> None:
                                                     job.cluster))
     job.resources.check_auth()
     ngs = job.nodegroups()
-    stack_id = heat_retry.call(job.driver.create_cluster, job.resources, job.cluster,
+    stack_id = job.driver.create_cluster(job.resources, job.cluster,
                                job.template, ngs, create_timeout(job.cluster))
     job.save(stack_id=stack_id)
     _assign_stack_ids(job)
@@ -105,10 +92,10 @@ def _resize(job: Job, ng_uuid: str, node_count: int, nodes_to_remove: list[str],
     job.resources.check_auth()
     ng = job.nodegroup(ng_uuid)
     try:
-        heat_retry.call(job.driver.resize_cluster, job.resources, job.cluster, job.template,
+        job.driver.resize_cluster(job.resources, job.cluster, job.template,
                         job.nodegroups(), ng, node_count, list(nodes_to_remove), rollback)
     except Exception as exc:
-        if not _sent_already(job, exc):
+        if not job.sent_already(exc):
             raise
     job.finish(status_reason=f"Resizing node group {ng.name} to {node_count} nodes.")
 
@@ -142,7 +129,7 @@ def run_update(job: Job) -> None:
     args = job.args
     health = {key: args[key] for key in ("health_status", "health_status_reason")
               if args.get(key) is not None}
-    worker = _default_worker(job)
+    worker = settings.default_worker(job.nodegroups())
     node_count = args.get("node_count")
     if node_count is None or int(node_count) == args.get("previous_node_count",
                                                             worker.node_count):
@@ -169,10 +156,10 @@ def run_upgrade(job: Job) -> None:
     ng = job.nodegroup(args["nodegroup_uuid"])
     job.resources.check_auth()
     try:
-        heat_retry.call(job.driver.upgrade_cluster, job.resources, job.cluster, job.template,
+        job.driver.upgrade_cluster(job.resources, job.cluster, job.template,
                         new_template, job.nodegroups(), ng, int(args.get("max_batch_size") or 1))
     except Exception as exc:
-        if not _sent_already(job, exc):
+        if not job.sent_already(exc):
             raise
     # Later updates build stacks from the rows: record the versions the nodes now run.
     rolled = [g for g in job.nodegroups() if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
@@ -211,9 +198,9 @@ def run_delete(job: Job) -> None:
         return
     job.resources.check_auth()
     try:
-        heat_retry.call(job.driver.delete_cluster, job.resources, job.cluster, ngs)
+        job.driver.delete_cluster(job.resources, job.cluster, ngs)
     except Exception as exc:
-        if not (heat_retry.is_not_found(exc) or _sent_already(job, exc)):
+        if not job.sent_already(exc):
             raise
     job.finish(status_reason="Stack delete sent to Heat; waiting for it to complete.")
 

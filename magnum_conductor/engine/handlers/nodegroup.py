@@ -7,10 +7,8 @@ deleted, and the status sync aggregates the result back into the cluster.
 
 from __future__ import annotations
 
-from drivers.heat import retry as heat_retry
 from magnum_common import states
 from magnum_common.db.nodegroups import nodegroups
-from magnum_conductor.engine.handlers.cluster import _sent_already
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
 
@@ -28,7 +26,7 @@ def run_create(job: Job) -> None:
         job.save_nodegroup(ng.uuid, status=states.CREATE_IN_PROGRESS,
                            status_reason="Creating the node group's stack.")
     job.resources.check_auth()
-    stack_id = heat_retry.call(job.driver.create_nodegroup, job.resources, job.cluster,
+    stack_id = job.driver.create_nodegroup(job.resources, job.cluster,
                                job.template, job.nodegroups(), ng)
     job.save_nodegroup(ng.uuid, stack_id=stack_id)
     job.finish(status_reason=f"Creating node group {ng.name}.")
@@ -42,10 +40,10 @@ def run_update(job: Job) -> None:
     ng = job.nodegroup(ng.uuid)
     job.resources.check_auth()
     try:
-        heat_retry.call(job.driver.update_nodegroup, job.resources, job.cluster, job.template,
+        job.driver.update_nodegroup(job.resources, job.cluster, job.template,
                         ng)
     except Exception as exc:
-        if not _sent_already(job, exc):
+        if not job.sent_already(exc):
             raise
     job.finish(status_reason=f"Updating node group {ng.name}.")
 
@@ -63,9 +61,9 @@ def run_delete(job: Job) -> None:
         return
     job.resources.check_auth()
     try:
-        heat_retry.call(job.driver.delete_nodegroup, job.resources, job.cluster, ng)
+        job.driver.delete_nodegroup(job.resources, job.cluster, ng)
     except Exception as exc:
-        if not (heat_retry.is_not_found(exc) or _sent_already(job, exc)):
+        if not job.sent_already(exc):
             raise
     job.finish(status_reason=f"Deleting node group {ng.name}.")
 

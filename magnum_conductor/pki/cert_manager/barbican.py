@@ -17,7 +17,7 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from magnum_common import exception
+from magnum_common import exception, utils
 from magnum_common.context import RequestContext
 from magnum_conductor.identity import keystone
 from magnum_conductor.pki.cert_manager import base
@@ -49,7 +49,7 @@ def client() -> Any:
     return barbican_client.Client(
         session=keystone.admin_session(),
         region_name=CONF[GROUP].region_name,
-        interface=CONF[GROUP].endpoint_type.removesuffix("URL"),
+        interface=utils.catalog_interface(CONF[GROUP].endpoint_type),
     )
 
 

@@ -11,11 +11,11 @@ import webtest
 from oslo_config import cfg
 from oslo_messaging.rpc import client as rpc_client
 
-from drivers import registry
 from magnum_api import app as api_app
 from magnum_api import opts as api_opts
 from magnum_api import policy
 from magnum_common import rpc
+from magnum_common.drivers import registry
 from tests.functional.api import support
 
 CONF = cfg.CONF

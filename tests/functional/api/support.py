@@ -18,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import oslo_messaging as messaging
 
-from drivers import base as driver_base
 from magnum_common import exception, rpc
 from magnum_common.db.clusters import clusters
+from magnum_common.drivers import base as driver_base
 
 IMAGE_ID = "6b2a0e9c-6f5e-4b53-9a1e-9a7f6a1c0001"
 NOOS_IMAGE_ID = "6b2a0e9c-6f5e-4b53-9a1e-9a7f6a1c0002"
@@ -46,7 +46,7 @@ class FakeDriver(driver_base.Driver):
     create_cluster = resize_cluster = upgrade_cluster = delete_cluster = _never
     rotate_ca_certificate = rotate_credential = _never
     create_nodegroup = update_nodegroup = delete_nodegroup = _never
-    stack_ids = parse_outputs = _never
+    stack_ids = stack_states = read_outputs = _never
 
 
 class StubCloud:

@@ -34,7 +34,7 @@ def conductor_options(standin, monkeypatch):
     The registry serves only the stand-in driver for the test, then the real drivers again
     (other suites in the same worker need them).
     """
-    from drivers import registry
+    from magnum_common.drivers import registry
 
     values = support.options(standin.url, f"magnum-conductor-test-{uuid.uuid4().hex[:8]}")
     support.apply_options(values)

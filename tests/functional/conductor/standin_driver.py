@@ -1,8 +1,10 @@
-"""A minimal Heat driver for the conductor tests, talking to the stand-in through res.heat().
+"""A minimal Heat driver for the conductor tests, talking to the stand-in over real HTTP.
 
 Not shipped: it stands in for the real drivers (drivers/) so the conductor's handlers,
-recovery and sync are exercised against real HTTP. ``install()`` registers it in the
-driver registry of the current process (the conductor subprocesses call it too).
+recovery and sync are exercised against real HTTP. It goes through the Heat drivers' own
+client, retries and status polling (drivers/heat), so their behaviour under the stand-in's
+faults is what the conductor sees. ``install()`` registers it in the driver registry of the
+current process (the conductor subprocesses call it too).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import json
 import urllib.request
 from typing import Any
 
-from drivers import registry
-from drivers.base import Driver, Provides, StackOutputs
+from drivers.heat import client, retry, status
 from magnum_common import states, utils
+from magnum_common.drivers import registry
+from magnum_common.drivers.base import Driver, Provides, StackOutputs, StackPoll
 
 OS_NAME = "standin-os"
 TEMPLATE = {"heat_template_version": "queens", "resources": {}}
@@ -48,8 +51,13 @@ class StandinMonitor:
         return (states.HEALTHY if healthy else states.UNHEALTHY), nodes
 
 
+def _heat(res: Any) -> Any:
+    return client.heat(res.session())
+
+
 class StandinDriver(Driver):
     name = "standin"
+    stack_service = "heat"
 
     @property
     def provides(self) -> list[Provides]:
@@ -61,51 +69,65 @@ class StandinDriver(Driver):
                       if ng.role != "master" and ng.is_default)
         return {"number_of_masters": masters, "number_of_minions": minions}
 
+    @retry.operation()
     def create_cluster(self, res, cluster, template, nodegroups, timeout_mins):
-        return _find_or_create(res.heat(), stack_name(cluster), self._params(nodegroups),
+        return _find_or_create(_heat(res), stack_name(cluster), self._params(nodegroups),
                                timeout_mins)
 
+    @retry.operation()
     def resize_cluster(self, res, cluster, template, nodegroups, nodegroup, node_count,
                        nodes_to_remove, rollback=False):
         stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
-        res.heat().stacks.update(stack_id, existing=True,
+        _heat(res).stacks.update(stack_id, existing=True,
                                  parameters={"number_of_minions": node_count,
                                              "minions_to_remove": nodes_to_remove})
 
+    @retry.operation()
     def upgrade_cluster(self, res, cluster, template, new_template, nodegroups, nodegroup,
                         max_batch_size):
         stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
-        res.heat().stacks.update(stack_id, existing=True, parameters={
+        _heat(res).stacks.update(stack_id, existing=True, parameters={
             "kube_tag": (new_template.labels or {}).get("kube_tag"),
             "update_max_batch_size": max_batch_size})
 
+    @retry.operation(missing_ok=True)
     def delete_cluster(self, res, cluster, nodegroups):
-        heat = res.heat()
+        heat = _heat(res)
         for ng in nodegroups:
             if not ng.is_default and ng.stack_id:
                 _delete(heat, ng.stack_id)
         if cluster.stack_id:
             _delete(heat, cluster.stack_id)
 
+    @retry.operation()
     def create_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
-        return _find_or_create(res.heat(), stack_name(cluster, nodegroup),
+        return _find_or_create(_heat(res), stack_name(cluster, nodegroup),
                                {"number_of_minions": nodegroup.node_count}, None)
 
     def update_nodegroup(self, res, cluster, template, nodegroup):
         return None
 
+    @retry.operation(missing_ok=True)
     def delete_nodegroup(self, res, cluster, nodegroup):
-        _delete(res.heat(), nodegroup.stack_id)
+        _delete(_heat(res), nodegroup.stack_id)
 
+    @retry.operation()
     def rotate_ca_certificate(self, res, cluster, template, nodegroups):
-        res.heat().stacks.update(cluster.stack_id, existing=True,
+        _heat(res).stacks.update(cluster.stack_id, existing=True,
                                  parameters={"ca_rotated": "yes"})
 
     def stack_ids(self, cluster, nodegroups):
         return {ng.uuid: cluster.stack_id if ng.is_default else ng.stack_id
                 for ng in nodegroups}
 
-    def parse_outputs(self, cluster, template, nodegroups, stack):
+    def stack_states(self, session, stack_ids, as_service=False) -> StackPoll:
+        return status.stack_states(client.heat(session), stack_ids, as_service)
+
+    def failure_details(self, res, stack_id):
+        return status.failed_resources(_heat(res), stack_id)
+
+    def read_outputs(self, res, cluster, template, nodegroups, stack_id):
+        stack = status.finished_stack(_heat(res), stack_id)
         outputs = {o["output_key"]: o["output_value"] for o in stack.outputs or []}
         result = StackOutputs(api_address=f"https://{outputs['api_address']}:6443"
                               if outputs.get("api_address") else None,

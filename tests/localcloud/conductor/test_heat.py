@@ -17,11 +17,13 @@ from pathlib import Path
 import pytest
 from oslo_config import cfg
 
+from drivers.heat import client
 from magnum_common.context import RequestContext, make_admin_context
+from magnum_common.drivers import registry
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.identity import keystone, trust
-from magnum_conductor.status.sync import StatusSync, SyncStats
+from magnum_conductor.status.sync import StatusSync
 
 CONF = cfg.CONF
 REPO = Path(__file__).resolve().parents[3]
@@ -53,17 +55,19 @@ def test_trust_scoped_heat_and_batched_stack_list(demo_cluster):
     creator = Resources(demo, cluster, prefer_requester=True)
     assert not creator.session().auth.get_access(creator.session()).trust_id
     tag = uuid.uuid4().hex[:6]
-    ids = [creator.heat().stacks.create(stack_name=f"conductor-lc-{tag}-{i}",
-                                        template=TEMPLATE)["stack"]["id"] for i in range(3)]
-    heat = Resources(None, cluster).heat()  # no requester context: the trust alone
+    ids = [client.heat(creator.session()).stacks.create(
+        stack_name=f"conductor-lc-{tag}-{i}", template=TEMPLATE)["stack"]["id"]
+        for i in range(3)]
+    # No requester context: the trust alone.
+    heat = client.heat(Resources(None, cluster).session())
     try:
         sync = StatusSync(Executor("lc:0:test"), "lc")
-        stats = SyncStats()
-        found = sync._list_stacks([cluster], ids[:2], stats)
-        assert set(found) == set(ids[:2])
-        assert stats.heat_requests == 1
+        driver = registry.all_drivers()["k8s_fedora_coreos_v1"]
+        poll = sync._poll(driver, [cluster], ids[:2])
+        assert set(poll.states) == set(ids[:2])
+        assert poll.requests == 1
         assert all(s.status in ("CREATE_IN_PROGRESS", "CREATE_COMPLETE")
-                   for s in found.values())
+                   for s in poll.states.values())
         assert {s.id for s in heat.stacks.list(filters={"id": ids})} == set(ids)
     finally:
         for stack_id in ids:

@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from drivers.base import TrusteeCredentials
+from magnum_common.drivers.base import TrusteeCredentials
 
 STACK_TIMEOUT = 600
 
@@ -32,21 +32,25 @@ class LocalResources:
         from keystoneauth1 import loading, session
 
         auth = loading.get_plugin_loader("password").load_from_options(**cloud["auth"])
-        self.session = session.Session(auth=auth)
-        # The conductor wraps every Heat call in heat_retry; these tests call the driver
-        # directly, so a connection dropped by a restarting heat-api is retried here.
-        self._heat = heat_client.Client("1", session=self.session, connect_retries=3,
+        self._session = session.Session(auth=auth)
+        # The tests' own Heat calls (waiting, inspecting): a connection dropped by a
+        # restarting heat-api is retried here, as the driver retries its own.
+        self._heat = heat_client.Client("1", session=self._session, connect_retries=3,
                                         region_name=cloud.get("region_name", "RegionOne"))
         self.context = types.SimpleNamespace(user_name=cloud["auth"]["username"])
 
+    def session(self):
+        return self._session
+
     def heat(self):
+        """A Heat client for the test's own checks (the driver makes its own)."""
         return self._heat
 
     def url_for(self, service_type: str, interface: str = "public") -> str | None:
         from keystoneauth1 import exceptions
 
         try:
-            return self.session.get_endpoint(service_type=service_type, interface=interface)
+            return self._session.get_endpoint(service_type=service_type, interface=interface)
         except exceptions.EndpointNotFound:
             return None
 

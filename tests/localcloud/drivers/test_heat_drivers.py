@@ -12,9 +12,9 @@ import urllib.parse
 
 import pytest
 
-from drivers import registry
 from drivers.heat import parameters, renderer, stack_ops, upgrade
 from magnum_common import exception
+from magnum_common.drivers import registry
 from tests.unit.drivers import support
 
 DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
@@ -42,7 +42,7 @@ def _supported(shape: parameters.Features, resources) -> bool:
 def _image(resources, os_distro: str) -> str:
     from glanceclient import Client
 
-    glance = Client("2", session=resources.session)
+    glance = Client("2", session=resources.session())
     for image in glance.images.list(filters={"os_distro": os_distro}):
         return image["name"]
     pytest.fail(f"the local cloud has no image with os_distro={os_distro}")
@@ -66,10 +66,10 @@ def _vip_owner(resources, floating_address: str) -> str | None:
     network = resources.url_for("network")
     if not network:
         return None
-    fips = resources.session.get(f"{network}/v2.0/floatingips",
+    fips = resources.session().get(f"{network}/v2.0/floatingips",
                                  params={"floating_ip_address": floating_address}).json()
     (fip,) = fips["floatingips"]
-    port = resources.session.get(f"{network}/v2.0/ports/{fip['port_id']}").json()["port"]
+    port = resources.session().get(f"{network}/v2.0/ports/{fip['port_id']}").json()["port"]
     return port["device_owner"]
 
 
@@ -107,7 +107,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert driver.create_cluster(resources, cl, ct, ngs, 20) == stack_id
     assert wait(heat, stack_id).stack_status == "CREATE_COMPLETE"
     cl.stack_id = stack_id
-    out = driver.parse_outputs(cl, ct, ngs, heat.stacks.get(stack_id))
+    out = driver.read_outputs(resources, cl, ct, ngs, stack_id)
     assert out.api_address.startswith("https://") and out.api_address.endswith(":6443")
     assert len(out.node_addresses[master.uuid]) == masters
     assert len(out.node_addresses[worker.uuid]) == 1
@@ -131,7 +131,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert stack.stack_status == "UPDATE_COMPLETE"
     left = stack_ops.live_outputs(heat, stack_id)["kube_minion_servers"]
     assert set(left) == set(servers) - {victim}
-    assert driver.parse_outputs(cl, ct, ngs, stack).node_counts[worker.uuid] == 2
+    assert driver.read_outputs(resources, cl, ct, ngs, stack.id).node_counts[worker.uuid] == 2
 
     # Add a node group: its own stack wired to the cluster's network.
     extra = support.nodegroup(cl, "extra", "worker", 1, False, image_id=image)
@@ -141,7 +141,8 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     extra.stack_id = ng_stack
     stack = wait(heat, ng_stack)
     assert stack.stack_status == "CREATE_COMPLETE"
-    assert len(driver.parse_outputs(cl, ct, ngs, stack).node_addresses[extra.uuid]) == 1
+    extra_outputs = driver.read_outputs(resources, cl, ct, ngs, ng_stack)
+    assert len(extra_outputs.node_addresses[extra.uuid]) == 1
     assert driver.stack_ids(cl, ngs)[extra.uuid] == ng_stack
 
     # Upgrade: a downgrade is refused; a newer version replaces every node, masters first.
@@ -161,7 +162,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert stack.parameters["minion_kube_tag"] == "v1.32.1"
     assert (stack.parameters["master_generation"], stack.parameters["worker_generation"]) == (
         "1", "1")
-    assert driver.parse_outputs(cl, ct, ngs, stack).coe_version == "v1.32.1"
+    assert driver.read_outputs(resources, cl, ct, ngs, stack.id).coe_version == "v1.32.1"
     driver.upgrade_cluster(resources, cl, ct, newer, ngs, extra, 1)
     stack = wait(heat, ng_stack)
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason

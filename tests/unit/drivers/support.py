@@ -6,8 +6,8 @@ import types
 import uuid
 from typing import Any
 
-from drivers.base import TrusteeCredentials
 from magnum_common.db import models
+from magnum_common.drivers.base import TrusteeCredentials
 
 
 def template(**kw: Any) -> models.ClusterTemplate:
@@ -54,11 +54,10 @@ def default_nodegroups(cl: models.Cluster, masters: int = 1,
 
 
 class Resources:
-    """A ClusterResources with a fixed catalog and trustee; ``heat`` is what the test gives."""
+    """A ClusterResources with a fixed catalog and trustee, and no backend to talk to."""
 
-    def __init__(self, heat: Any = None, catalog: dict[str, str] | None = None,
+    def __init__(self, catalog: dict[str, str] | None = None,
                  trust_id: str | None = "trust-1", certificates: tuple | None = None) -> None:
-        self._heat = heat
         self.context = types.SimpleNamespace(user_name="demo")
         self.catalog = catalog if catalog is not None else {
             "identity": "http://keystone.example:5000",
@@ -67,8 +66,8 @@ class Resources:
         self._trust_id = trust_id
         self._certificates = certificates
 
-    def heat(self) -> Any:
-        return self._heat
+    def session(self) -> Any:
+        raise AssertionError("a unit test reached for the backend")
 
     def url_for(self, service_type: str, interface: str = "public") -> str | None:
         return self.catalog.get(service_type)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from drivers import registry
 from drivers.heat import driver as heat_driver
 from drivers.heat import stack_ops, upgrade
 from drivers.heat.monitor import K8sMonitor
 from magnum_common import exception
+from magnum_common.drivers import registry
 from tests.unit.drivers import support
 
 

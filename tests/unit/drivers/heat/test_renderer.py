@@ -9,9 +9,9 @@ import json
 import pytest
 import yaml
 
-from drivers import registry
 from drivers.heat import bootstrap, outputs, parameters, renderer
 from drivers.heat.parameters import Features
+from magnum_common.drivers import registry
 from tests.unit.drivers import support
 
 DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]

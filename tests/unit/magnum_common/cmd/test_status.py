@@ -356,7 +356,7 @@ def test_drivers_that_fail_to_load_are_a_failure(driver_group):
 
 
 def test_disabled_drivers_are_not_loaded(driver_group):
-    CONF.import_opt("disabled_drivers", "drivers.registry", group="drivers")
+    CONF.import_opt("disabled_drivers", "magnum_common.drivers.registry", group="drivers")
     CONF.set_override("disabled_drivers", ["broken", "absent"], "drivers")
 
     result = status.Checks().check_drivers(driver_group)
@@ -366,7 +366,7 @@ def test_disabled_drivers_are_not_loaded(driver_group):
 
 
 def test_no_enabled_driver_is_a_failure(driver_group):
-    CONF.import_opt("disabled_drivers", "drivers.registry", group="drivers")
+    CONF.import_opt("disabled_drivers", "magnum_common.drivers.registry", group="drivers")
     CONF.set_override("disabled_drivers", ["good", "broken", "absent"], "drivers")
 
     result = status.Checks().check_drivers(driver_group)
@@ -394,7 +394,7 @@ def test_only_the_named_groups_are_registered_from_the_generator_entry_points():
     failed = {problem.split(":")[0] for problem in problems}
     for namespace, module in (("magnum.api", "magnum_api.opts"),
                               ("magnum.conductor", "magnum_conductor.opts"),
-                              ("magnum.drivers", "drivers.opts")):
+                              ("magnum.drivers", "drivers.heat.conf")):
         if not _importable(module):
             assert namespace in failed, problems
 

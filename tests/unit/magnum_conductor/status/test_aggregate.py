@@ -1,12 +1,13 @@
-"""Heat stack status -> node group -> cluster status (internals 2.5)."""
+"""Stack state -> node group -> cluster status (internals 2.5)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 from magnum_common import states
+from magnum_common.drivers.base import StackState
 from magnum_conductor.status import aggregate
-from magnum_conductor.status.aggregate import Stack, cluster_state, deleted, nodegroup_state
+from magnum_conductor.status.aggregate import cluster_state, deleted, nodegroup_state
 
 
 def ng(name, status, stack_id="s1", is_default=True, role="worker", reason=None):
@@ -16,7 +17,7 @@ def ng(name, status, stack_id="s1", is_default=True, role="worker", reason=None)
 
 def test_copies_stack_status_and_reason():
     result = nodegroup_state(ng("w", states.CREATE_IN_PROGRESS),
-                             Stack("s1", states.CREATE_FAILED, "boom"))
+                             StackState("s1", states.CREATE_FAILED, "boom"))
     assert (result.status, result.reason) == (states.CREATE_FAILED, "boom")
 
 
@@ -37,7 +38,7 @@ def test_missing_stack_maps_per_status():
 
 def test_non_default_delete_complete_is_gone():
     result = nodegroup_state(ng("extra", states.DELETE_IN_PROGRESS, is_default=False),
-                             Stack("s1", states.DELETE_COMPLETE))
+                             StackState("s1", states.DELETE_COMPLETE))
     assert result.gone
 
 
@@ -73,10 +74,9 @@ def test_delete_action_when_master_deleting():
 
 
 def test_failed_reason_names_groups():
-    groups = [nodegroup_state(ng("m", states.CREATE_IN_PROGRESS, role="master"),
-                              Stack("s1", states.CREATE_FAILED, "Resource kube_masters failed")),
-              nodegroup_state(ng("w", states.CREATE_IN_PROGRESS),
-                              Stack("s1", states.CREATE_FAILED, "Resource kube_masters failed"))]
+    failed = StackState("s1", states.CREATE_FAILED, "Resource kube_masters failed")
+    groups = [nodegroup_state(ng("m", states.CREATE_IN_PROGRESS, role="master"), failed),
+              nodegroup_state(ng("w", states.CREATE_IN_PROGRESS), failed)]
     status, reason = cluster_state(states.CREATE_IN_PROGRESS, groups)
     assert status == states.CREATE_FAILED
     assert reason.startswith("m failed: Resource kube_masters failed")
@@ -87,7 +87,7 @@ def test_deleted_needs_every_default_group_gone():
     assert deleted(_groups(("m", states.DELETE_IN_PROGRESS, {"role": "master"}),
                            ("w", states.DELETE_IN_PROGRESS, {}), stack_id="s1"))
     assert not deleted([nodegroup_state(ng("m", states.DELETE_IN_PROGRESS, role="master"),
-                                        Stack("s1", states.DELETE_IN_PROGRESS))])
+                                        StackState("s1", states.DELETE_IN_PROGRESS))])
 
 
 def test_a_shared_stack_failure_names_only_the_group_at_fault():

@@ -2,15 +2,20 @@
 
 The conductor owns the cluster's lifecycle (state machine, lease, trust, certificates,
 status sync); a driver owns the translation of a cluster, its template and its node groups
-into Heat stacks. The conductor passes database rows (read-only for the driver) plus a
+into stacks on its backend (Heat for the shipped drivers), and asking the backend how those
+stacks are doing. The conductor passes database rows (read-only for the driver) plus a
 ``ClusterResources`` giving the driver what it may need from the outside world; the driver
-returns what changed (stack ids, parsed outputs) and never writes the database itself.
+returns what changed (stack ids, stack states, parsed outputs) and never writes the
+database itself. Transient backend failures are the driver's to retry; a change the
+backend refuses because the stack is still busy with an earlier one raises
+``magnum_common.exception.StackBusy``.
 """
 
 from __future__ import annotations
 
 import abc
 import dataclasses
+from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
 from magnum_common import exception
@@ -51,13 +56,32 @@ class StackOutputs:
     node_counts: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
+@dataclasses.dataclass(frozen=True)
+class StackState:
+    """One stack as its backend reports it, in the cluster status vocabulary."""
+
+    id: str
+    #: ``CREATE_IN_PROGRESS``, ``UPDATE_FAILED``, ... (magnum_common.states).
+    status: str
+    reason: str | None = None
+
+
+@dataclasses.dataclass
+class StackPoll:
+    """The answer to ``Driver.stack_states``: the stacks found, and what it cost."""
+
+    states: dict[str, StackState] = dataclasses.field(default_factory=dict)
+    #: Requests sent to the backend (the status sync reports them).
+    requests: int = 0
+
+
 class ClusterResources(Protocol):
     """What the conductor provides to a driver for one operation on one cluster."""
 
     context: Any  # magnum_common.context.RequestContext acting for the cluster owner
 
-    def heat(self) -> Any:
-        """An authenticated python-heatclient Client for the cluster's project."""
+    def session(self) -> Any:
+        """A keystoneauth1 session acting for the cluster owner in the cluster's project."""
 
     def url_for(self, service_type: str, interface: str = "public") -> str | None:
         """The catalog endpoint of a service, or None when the catalog lacks it."""
@@ -88,6 +112,9 @@ class Driver(abc.ABC):
     name: ClassVar[str] = ""
     #: Beta drivers must be listed in ``[drivers] enabled_beta_drivers``.
     beta: ClassVar[bool] = False
+    #: Where the driver's stacks live. The status sync asks one driver per project and
+    #: stack service about all the stacks of that project's clusters at once.
+    stack_service: ClassVar[str] = ""
 
     @property
     @abc.abstractmethod
@@ -96,6 +123,11 @@ class Driver(abc.ABC):
 
     def get_driver_type(self) -> str:
         return self.name
+
+    def supports(self, operation: str) -> bool:
+        """Whether the driver implements an optional operation (``rotate_ca_certificate``,
+        ``rotate_credential``) rather than inheriting the refusal."""
+        return getattr(type(self), operation) is not getattr(Driver, operation)
 
     # --- cluster ---------------------------------------------------------------------------
     @abc.abstractmethod
@@ -160,9 +192,23 @@ class Driver(abc.ABC):
         """Map each node group UUID to the stack that holds it."""
 
     @abc.abstractmethod
-    def parse_outputs(self, cluster: Any, template: Any, nodegroups: list[Any],
-                      stack: Any) -> StackOutputs:
-        """Translate a finished stack (outputs resolved) into row values."""
+    def stack_states(self, session: Any, stack_ids: Sequence[str],
+                     as_service: bool = False) -> StackPoll:
+        """The states of ``stack_ids`` (stacks of one project) in as few requests as the
+        backend allows; stacks it does not know, or has deleted, are left out.
+
+        ``session`` (keystoneauth1) acts in the stacks' project, or is the service's own
+        when ``as_service`` (no cluster of the project has a usable trust).
+        """
+
+    @abc.abstractmethod
+    def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
+                     nodegroups: list[Any], stack_id: str) -> StackOutputs:
+        """Read a finished stack (one of the cluster's) into row values."""
+
+    def failure_details(self, res: ClusterResources, stack_id: str) -> str:
+        """What failed inside a failed stack, for the status reason ('' when unknown)."""
+        return ""
 
     def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> Monitor | None:
         return None

@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import functools
 
-from oslo_config import cfg
 from stevedore import extension
 
-from drivers.base import Driver
 from magnum_common import exception
+from magnum_common.config import CONF
+from magnum_common.drivers.base import Driver
 
-CONF = cfg.CONF
 NAMESPACE = "magnum.drivers"
-
-driver_opts = [
-    cfg.ListOpt("disabled_drivers", default=[],
-                help="Drivers (entry-point names) that are not loaded."),
-    cfg.ListOpt("enabled_beta_drivers", default=[],
-                help="Beta drivers that may be used."),
-]
-CONF.register_opts(driver_opts, group="drivers")
 
 
 @functools.cache
@@ -34,10 +25,15 @@ def all_drivers() -> dict[str, Driver]:
     return dict(_extensions())
 
 
-def _check_beta(name: str, driver: Driver, server_type: str, os: str, coe: str) -> None:
+def _check_beta(name: str, driver: Driver, server_type: str, os: str | None,
+                coe: str) -> None:
     if driver.beta and name not in CONF.drivers.enabled_beta_drivers:
         raise exception.ClusterTypeBetaNotEnabled(
             server_type=server_type, os=os, coe=coe, driver=name)
+
+
+def _serves(driver: Driver, server_type: str, os: str | None, coe: str) -> bool:
+    return any((p.server_type, p.os, p.coe) == (server_type, os, coe) for p in driver.provides)
 
 
 def get_driver(server_type: str, os: str | None, coe: str,
@@ -51,10 +47,9 @@ def get_driver(server_type: str, os: str | None, coe: str,
         _check_beta(driver_name, driver, server_type, os, coe)
         return driver
     for name, driver in drivers.items():
-        for p in driver.provides:
-            if (p.server_type, p.os, p.coe) == (server_type, os, coe):
-                _check_beta(name, driver, server_type, os, coe)
-                return driver
+        if _serves(driver, server_type, os, coe):
+            _check_beta(name, driver, server_type, os, coe)
+            return driver
     supported = ", ".join(
         f"({p.server_type}, {p.os}, {p.coe})" for d in drivers.values() for p in d.provides)
     raise exception.ClusterTypeNotSupported(
@@ -66,5 +61,26 @@ def get_driver_for_template(template) -> Driver:
                       template.driver)
 
 
-def list_opts():
-    return [("drivers", driver_opts)]
+def resolve_driver(server_type: str, os_distro: str | None, coe: str,
+                   requested: str | None) -> tuple[Driver, str | None]:
+    """The driver a new template gets and the name stored in its ``driver`` field.
+
+    The requested one, else ``[drivers] default_driver`` when it serves the tuple, else the
+    first installed driver (by name) that does; a template nothing serves gets the 400 of
+    ``get_driver``.
+    """
+    if requested:
+        return get_driver(server_type, os_distro, coe, requested), requested
+    default = CONF.drivers.default_driver
+    if default:
+        try:
+            driver = get_driver(server_type, os_distro, coe, default)
+        except exception.ClusterDriverNotSupported:
+            driver = None
+        if driver is not None and _serves(driver, server_type, os_distro, coe):
+            return driver, default
+    for name in sorted(_extensions()):
+        if _serves(_extensions()[name], server_type, os_distro, coe):
+            return get_driver(server_type, os_distro, coe, name), name
+    driver = get_driver(server_type, os_distro, coe)  # nothing serves the tuple: raises
+    return driver, driver.name or None
