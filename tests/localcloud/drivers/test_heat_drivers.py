@@ -105,7 +105,8 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     stack_id = driver.create_cluster(resources, cl, ct, ngs, 20)
     cleanup.append(stack_id)
     assert driver.create_cluster(resources, cl, ct, ngs, 20) == stack_id
-    assert wait(heat, stack_id).stack_status == "CREATE_COMPLETE"
+    created = wait(heat, stack_id)
+    assert created.stack_status == "CREATE_COMPLETE", created.stack_status_reason
     cl.stack_id = stack_id
     out = driver.read_outputs(resources, cl, ct, ngs, stack_id)
     assert out.api_address.startswith("https://") and out.api_address.endswith(":6443")
