@@ -136,8 +136,7 @@ def _operation(spec: operation.Operation) -> dict[str, Any]:
 
 
 def _operations() -> list[operation.Operation]:
-    from magnum_api.controllers import root  # noqa: F401 - declares every operation
-
+    """Every operation the loaded controllers declare (the API and ``__main__`` load them)."""
     order = {method: i for i, method in enumerate(HTTP_METHODS)}
     return sorted(operation.REGISTRY, key=lambda op: (op.path, order[op.method]))
 
@@ -198,4 +197,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # Run as a script this module is __main__, not the magnum_api.openapi the controllers
+    # import: loading them here declares every operation without an import cycle.
+    from magnum_api.controllers import root  # noqa: F401
     main()

@@ -1,7 +1,8 @@
 """The doors run one way: which package may import which, and no import cycles.
 
-Read from the source (every ``import`` statement, also those inside functions), so a door
-opened by a lazy import is found as well:
+Read from the source (every ``import`` statement, also those inside functions, but not a
+script's ``if __name__ == "__main__":`` block, which runs in a module of its own), so a
+door opened by a lazy import is found as well:
 
 * ``magnum_api`` imports neither ``magnum_conductor`` nor ``drivers``;
 * ``magnum_conductor`` reaches drivers only through ``magnum_common.drivers``;
@@ -44,7 +45,9 @@ def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
     when that is a module)."""
     found = set()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    tree.body = [node for node in tree.body if not _is_main_block(node)]
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -58,6 +61,11 @@ def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
             continue
         found.update(t for t in targets if t.split(".")[0] in PACKAGES)
     return found
+
+
+def _is_main_block(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
 
 
 def _graph() -> dict[str, set[str]]:
