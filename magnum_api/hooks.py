@@ -7,6 +7,7 @@ import logging
 
 import webob.exc
 from pecan import hooks
+from webob import acceptparse
 
 from magnum_api import errors, microversion, policy
 from magnum_api.schemas import operation
@@ -15,6 +16,7 @@ from magnum_common.context import RequestContext
 
 LOG = logging.getLogger(__name__)
 ROUTING_ERROR = "magnum.api.routing_error"
+JSON = "application/json"
 
 
 class ContextHook(hooks.PecanHook):
@@ -23,8 +25,13 @@ class ContextHook(hooks.PecanHook):
     priority = 10
 
     def on_route(self, state) -> None:
-        """Every response is JSON whatever the client's Accept header says."""
-        state.request.pecan["content_type"] = "application/json"
+        """Every response is JSON: an ``Accept`` header that rules JSON out is a plain 406
+        (as upstream's routing answers it), an empty or absent one accepts anything."""
+        accept = state.request.headers.get("Accept", "").strip()
+        if accept and not acceptparse.create_accept_header(accept).acceptable_offers(
+                [JSON]) and not accept.startswith(JSON):  # parameters: as pecan does
+            raise webob.exc.HTTPNotAcceptable()
+        state.request.pecan["content_type"] = JSON
 
     def before(self, state) -> None:
         headers = state.request.headers

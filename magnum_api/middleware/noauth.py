@@ -1,8 +1,10 @@
 """Development authentication: identity taken from request headers, no token checked.
 
 Selected with ``[DEFAULT] auth_strategy = noauth``. ``X-User-Id``, ``X-Project-Id`` and
-``X-Roles`` are trusted as sent; absent ones get fixed defaults so that clients which can
-only send a token (python-magnumclient, ``openstack coe``) still act as one admin user.
+``X-Roles`` are trusted as sent. A request without them has no identity and the policy
+refuses it (403), as upstream. A development setup whose clients can only send a token
+(python-magnumclient, ``openstack coe`` with ``--os-auth-type none``) may name the identity
+such requests get with the ``[noauth]`` options.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from oslo_config import cfg
 CONF = cfg.CONF
 
 noauth_opts = [
-    cfg.StrOpt("user_id", default="noauth-user",
-               help="User id of requests that carry no X-User-Id header (noauth only)."),
-    cfg.StrOpt("project_id", default="noauth-project",
-               help="Project id of requests that carry no X-Project-Id header (noauth only)."),
-    cfg.ListOpt("roles", default=["admin", "member", "reader"],
-                help="Roles of requests that carry no X-Roles header (noauth only)."),
+    cfg.StrOpt("user_id",
+               help="User id of requests that carry no X-User-Id header (noauth only). "
+               "Unset: such requests have no user."),
+    cfg.StrOpt("project_id",
+               help="Project id of requests that carry no X-Project-Id header (noauth "
+               "only). Unset: such requests have no project, and the policy refuses them."),
+    cfg.ListOpt("roles", default=[],
+                help="Roles of requests that carry no X-Roles header (noauth only). "
+                "Empty: such requests have no role."),
 ]
 CONF.register_opts(noauth_opts, group="noauth")
 
@@ -27,9 +32,12 @@ class NoAuthMiddleware:
         self.app = app
 
     def __call__(self, environ, start_response):
-        environ.setdefault("HTTP_X_USER_ID", CONF.noauth.user_id)
-        environ.setdefault("HTTP_X_PROJECT_ID", CONF.noauth.project_id)
-        environ.setdefault("HTTP_X_ROLES", ",".join(CONF.noauth.roles))
+        if CONF.noauth.user_id:
+            environ.setdefault("HTTP_X_USER_ID", CONF.noauth.user_id)
+        if CONF.noauth.project_id:
+            environ.setdefault("HTTP_X_PROJECT_ID", CONF.noauth.project_id)
+        if CONF.noauth.roles:
+            environ.setdefault("HTTP_X_ROLES", ",".join(CONF.noauth.roles))
         environ.setdefault("HTTP_X_IDENTITY_STATUS", "Confirmed")
         return self.app(environ, start_response)
 

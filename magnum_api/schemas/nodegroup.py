@@ -89,7 +89,8 @@ FULL = types.view(_FULL, description="A node group.")
 ACCEPTED = types.view(_FULL, ("id", "docker_volume_size", "node_addresses", "is_default",
                               "stack_id", "status", "status_reason", "version", "created_at",
                               "updated_at"), "The node group as accepted.")
-SUMMARY = types.view({k: _FULL[k] for k in (*SUMMARY_FIELDS, "merge_labels", "links")},
+#: Upstream's list items: no ``links`` (python-magnumclient and gophercloud read none).
+SUMMARY = types.view({k: _FULL[k] for k in (*SUMMARY_FIELDS, "merge_labels")},
                      description="A node group (list view).")
 
 
@@ -97,10 +98,9 @@ def _links(base_url: str, cluster_uuid: str, uuid: str) -> list[dict[str, str]]:
     return types.links(base_url, f"clusters/{cluster_uuid}/nodegroups", uuid)
 
 
-def summary(row: Any, base_url: str) -> dict[str, Any]:
+def summary(row: Any) -> dict[str, Any]:
     body = {field: getattr(row, field) for field in SUMMARY_FIELDS}
     body["merge_labels"] = False
-    body["links"] = _links(base_url, row.cluster_id, row.uuid)
     return body
 
 

@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from magnum_common.db.types import JSONEncodedDict, JSONEncodedList
+from magnum_common.db.types import JSONEncodedDict, JSONEncodedList, NullableJSONEncodedDict
 
 
 def utcnow() -> datetime.datetime:
@@ -74,7 +74,7 @@ class Cluster(Base):
     status: Mapped[str | None] = mapped_column(String(20))
     status_reason: Mapped[str | None] = mapped_column(Text)
     health_status: Mapped[str | None] = mapped_column(String(20))
-    health_status_reason: Mapped[dict | None] = mapped_column(JSONEncodedDict)
+    health_status_reason: Mapped[dict | None] = mapped_column(NullableJSONEncodedDict)
     create_timeout: Mapped[int | None] = mapped_column(Integer)
     discovery_url: Mapped[str | None] = mapped_column(String(255))
     trust_id: Mapped[str | None] = mapped_column(String(255))

@@ -40,6 +40,19 @@ class JSONEncodedDict(_JSONEncoded):
     python_type = dict
 
 
+class NullableJSONEncodedDict(JSONEncodedDict):
+    """A dict that may be absent: None is stored as NULL and read back as None (upstream
+    reads a NULL column as None, e.g. ``health_status_reason`` before any report)."""
+
+    cache_ok = True
+
+    def process_bind_param(self, value: Any, dialect: Any) -> str | None:
+        return None if value is None else super().process_bind_param(value, dialect)
+
+    def process_result_value(self, value: str | None, dialect: Any) -> Any:
+        return None if value is None else super().process_result_value(value, dialect)
+
+
 class JSONEncodedList(_JSONEncoded):
     cache_ok = True
     python_type = list

@@ -56,6 +56,11 @@ def compat_env(tmp_path_factory):
     conf.write_text(f"""[DEFAULT]
 auth_strategy = noauth
 transport_url = {TRANSPORT_URL}
+[noauth]
+# python-magnumclient with --os-auth-type none sends a token only: name who it is
+user_id = noauth-user
+project_id = noauth-project
+roles = admin,member,reader
 [conductor]
 topic = {topic}
 [database]

@@ -42,9 +42,8 @@ class NodeGroupController(base.RestController):
         filters = {"role": params["role"]} if "role" in params else None
         rows = nodegroups.list_in_cluster(ctx, cluster.uuid, filters, page.limit, page.marker,
                                           page.sort_key, page.sort_dir)
-        url = base.base_url()
         return base.respond(page.collection(
-            "nodegroups", [schema.summary(row, url) for row in rows],
+            "nodegroups", [schema.summary(row) for row in rows],
             f"clusters/{cluster.uuid}/nodegroups", rows[-1].uuid if rows else None,
             {"role": params["role"]} if "role" in params else None))
 

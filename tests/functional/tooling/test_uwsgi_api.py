@@ -88,7 +88,8 @@ def test_uwsgi_serves_versions_collections_and_healthcheck(uwsgi_api):
     assert [version["id"] for version in json.loads(body)["versions"]] == ["v1"]
 
     status, body = _get(uwsgi_api + "/v1/clusters",
-                        {"OpenStack-API-Version": "container-infra latest"})
+                        {"OpenStack-API-Version": "container-infra latest",
+                         "X-User-Id": "u", "X-Project-Id": "p", "X-Roles": "reader"})
     assert status == 200
     assert json.loads(body)["clusters"] == []
 
