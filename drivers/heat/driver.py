@@ -246,7 +246,7 @@ class KubernetesHeatDriver(Driver):
         return outputs.parse(cluster, template, nodegroups, stack)
 
     def failure_details(self, res: ClusterResources, stack_id: str) -> str:
-        return status.failed_resources(client.heat(res.session()), stack_id)
+        return status.failure_summary(client.heat(res.session()), stack_id)
 
     def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> K8sMonitor | None:
         labels = parameters.cluster_labels(cluster, template)

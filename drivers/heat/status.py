@@ -10,6 +10,7 @@ states pass through as they are.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -57,19 +58,47 @@ def stack_states(heat: Any, stack_ids: Sequence[str], as_service: bool = False) 
     return poll
 
 
-def failed_resources(heat: Any, stack_id: str, limit: int = 3) -> str:
-    """'Resource a (OS::X) CREATE_FAILED: why; ...' for the deepest failed resources."""
+#: Heat's path to a nested resource in a reason: ``resources.a.resources[0].resources.b``.
+_HEAT_PATH = re.compile(r"resources(?:\.[\w-]+|\[\d+\])(?:\.resources(?:\.[\w-]+|\[\d+\]))*: ")
+
+
+def leaf_message(reason: str | None) -> str:
+    """The message at the end of Heat's chain ``<Error>: resources.a...b: <message>``: every
+    level of nesting repeats it behind a longer path."""
+    text = reason or ""
+    match = _HEAT_PATH.search(text)
+    return text[match.end():] if match else text
+
+
+def _culprit(failed: list[Any]) -> Any:
+    """The failed resource that is the cause, not a container of it: one without a nested
+    stack, else a real (non-Heat) OS:: type, else the one with the shortest chain left."""
+
+    def rank(resource: Any) -> tuple[int, int]:
+        nested = any(link.get("rel") == "nested" for link in getattr(resource, "links", []))
+        kind = resource.resource_type or ""
+        real = kind.startswith("OS::") and not kind.startswith("OS::Heat::")
+        chain = len(resource.resource_status_reason or "") - len(
+            leaf_message(resource.resource_status_reason))
+        return (0 if not nested else 1 if real else 2, chain)
+
+    return min(failed, key=rank)
+
+
+def failure_summary(heat: Any, stack_id: str) -> str:
+    """'Resource a (OS::X) CREATE_FAILED: why' for the resource that caused a stack's
+    failure, its message once (every level above it repeats the same message)."""
     try:
         resources = retry.call(heat.resources.list, stack_id, nested_depth=2)
     except Exception as exc:  # the stack's own reason still says something
         LOG.debug("Could not list resources of stack %s: %s", stack_id, exc)
         return ""
     failed = [r for r in resources if (r.resource_status or "").endswith("FAILED")]
-    # Leaves first: a parent's reason only repeats its child's.
-    failed.sort(key=lambda r: getattr(r, "physical_resource_id", None) is None)
-    parts = [f"Resource {r.resource_name} ({r.resource_type}) {r.resource_status}: "
-             f"{r.resource_status_reason}" for r in failed[-limit:]]
-    return "; ".join(parts)
+    if not failed:
+        return ""
+    culprit = _culprit(failed)
+    return (f"Resource {culprit.resource_name} ({culprit.resource_type}) "
+            f"{culprit.resource_status}: {leaf_message(culprit.resource_status_reason)}")
 
 
 def finished_stack(heat: Any, stack_id: str) -> Any:

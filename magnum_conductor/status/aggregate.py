@@ -108,9 +108,14 @@ def cluster_state(previous: str | None,
         status = states.UPDATE_COMPLETE
     reason = None
     if status and status.endswith("_FAILED"):
+        # groups failing for one reason (the default groups share a stack) say it once
+        by_reason: dict[str, list[str]] = {}
+        for g in live:
+            if (g.status or "").endswith("_FAILED") and not g.bystander:
+                by_reason.setdefault(g.reason or "", []).append(g.name)
         reason = "; ".join(
-            f"{g.name} failed: {g.reason}" if g.reason else f"{g.name} failed"
-            for g in live if (g.status or "").endswith("_FAILED") and not g.bystander)
+            f"{', '.join(names)} failed: {why}" if why else f"{', '.join(names)} failed"
+            for why, names in by_reason.items())
     return status, reason
 
 

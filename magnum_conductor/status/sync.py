@@ -282,6 +282,8 @@ class StatusSync:
             if outputs is None:
                 return False  # never report *_COMPLETE without the outputs; retry next round
             values.update(outputs)
+        # who is at fault is read from Heat's resource paths, before they are summarised
+        attribute_shared_failures(groups)
         for group, ng in zip(groups, ngs, strict=True):
             if group.gone:
                 job.lease.ensure()
@@ -289,11 +291,9 @@ class StatusSync:
 
                 nodegroups.destroy(None, ng.uuid)
                 continue
-            reason = group.reason
             details = failure_details.get(ng.stack_id or "")
-            if details and details not in (reason or ""):
-                group.reason = reason = f"{reason}; {details}" if reason else details
-        attribute_shared_failures(groups)
+            if details and not group.bystander:
+                group.reason = details
         for group, ng in zip(groups, ngs, strict=True):
             if group.gone:
                 continue

@@ -124,7 +124,7 @@ class StandinDriver(Driver):
         return status.stack_states(client.heat(session), stack_ids, as_service)
 
     def failure_details(self, res, stack_id):
-        return status.failed_resources(_heat(res), stack_id)
+        return status.failure_summary(_heat(res), stack_id)
 
     def read_outputs(self, res, cluster, template, nodegroups, stack_id):
         stack = status.finished_stack(_heat(res), stack_id)
