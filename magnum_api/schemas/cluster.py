@@ -34,7 +34,8 @@ class ClusterPost(base.Body):
                    "versions, project_id, user_id, labels_*, faults, timestamps, links.")
 
     uuid = types.readonly(types.uuid())
-    name = types.name()
+    # gophercloud always sends ``name`` (``""`` when the user set none): a generated name
+    name = types.name(blank_is_absent=True)
     cluster_template_id = types.string(mandatory=True,
                                        description="Cluster template UUID or name.")
     keypair = types.string(description="Default: the template's keypair_id.")

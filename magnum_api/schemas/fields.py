@@ -121,16 +121,20 @@ class String(Field):
     json_type = "string"
 
     def __init__(self, max_length: int | None = 255, min_length: int = 1,
-                 pattern: str | None = None, **kw: Any) -> None:
+                 pattern: str | None = None, blank_is_absent: bool = False,
+                 **kw: Any) -> None:
         super().__init__(**kw)
         self.max_length = max_length
         self.min_length = min_length
         self.pattern = pattern
+        self.blank_is_absent = blank_is_absent
         self._regex = re.compile(pattern) if pattern else None
 
-    def convert(self, value: Any) -> str:
+    def convert(self, value: Any) -> str | None:
         if not isinstance(value, str):
             raise FieldError(f"Wrong type. Expected a string, got '{_json_name(value)}'")
+        if value == "" and self.blank_is_absent:
+            return None
         check_text(value)
         if len(value) < self.min_length:
             raise FieldError("Value should have a minimum character requirement of "
