@@ -4,7 +4,8 @@
 Layout: ``harness/`` (the cloud's own services: Keystone, Heat and the node simulator, Barbican,
 Glance, the full tier's Nova/Neutron/Octavia, the guard), ``conductor/`` (conductor code against
 the real Keystone, Barbican and Heat), ``drivers/`` (each driver's whole cycle on real Heat),
-``e2e/`` (our magnum-api and conductors on the cloud, driven through ``openstack coe``).
+``e2e/`` (our magnum-api and conductors on the cloud, driven through ``openstack coe``),
+``faults/`` (the fault suite: our services behind proxies that fail, conductors killed).
 
 The session fixture ``localcloud`` runs ``tools/localcloud up`` when ``localcloud status`` says
 the cloud is not up, or not on the tier ``MAGNUM_LOCALCLOUD_TIER`` asks for (``up`` is
