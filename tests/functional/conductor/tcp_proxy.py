@@ -1,11 +1,11 @@
 """A TCP forwarder: killing it is an outage for the processes that connect through it, and
-nobody else. ``python tcp_proxy.py PORT [UPSTREAM_HOST:PORT] [LISTEN_ADDRESS]``; the upstream
-defaults to the machine's RabbitMQ, the listening address to 127.0.0.1."""
+nobody else. ``python tcp_proxy.py PORT [--upstream HOST:PORT] [--listen ADDRESS]``; the
+upstream defaults to the machine's RabbitMQ, the listening address to 127.0.0.1."""
 
 from __future__ import annotations
 
+import argparse
 import socket
-import sys
 import threading
 
 UPSTREAM = ("127.0.0.1", 5672)
@@ -42,9 +42,15 @@ def main(port: int, upstream: tuple[str, int] = UPSTREAM, listen: str = "127.0.0
             threading.Thread(target=_pipe, args=(a, b), daemon=True).start()
 
 
+def _address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    return host, int(port)
+
+
 if __name__ == "__main__":
-    target = UPSTREAM
-    if len(sys.argv) > 2:
-        host, _, upstream_port = sys.argv[2].rpartition(":")
-        target = (host, int(upstream_port))
-    main(int(sys.argv[1]), target, sys.argv[3] if len(sys.argv) > 3 else "127.0.0.1")
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("port", type=int)
+    parser.add_argument("--upstream", type=_address, default=UPSTREAM)
+    parser.add_argument("--listen", default="127.0.0.1")
+    args = parser.parse_args()
+    main(args.port, args.upstream, args.listen)

@@ -191,7 +191,7 @@ class TcpCut:
             return
         self.proc = subprocess.Popen(
             [*self.prefix, sys.executable, str(TCP_PROXY), str(self.port),
-             f"{self.upstream[0]}:{self.upstream[1]}", self.listen],
+             "--upstream", f"{self.upstream[0]}:{self.upstream[1]}", "--listen", self.listen],
             stdout=subprocess.PIPE, text=True, start_new_session=True)
         assert self.proc.stdout.readline().strip() == "ready"
 
