@@ -1,6 +1,7 @@
-"""localcloud's command line: up, down, status, env."""
+"""localcloud's command line: up, down, status, env, node."""
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -25,8 +26,6 @@ class _Lock:
         self.path = os.path.join(layout.root, ".lock")
 
     def __enter__(self):
-        import fcntl
-
         self.f = open(self.path, "a")
         try:
             fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -74,7 +73,8 @@ def _down(layout):
     names = list(reversed(all_known_services()))
     # the node simulator first (it would signal half-stopped stacks), then everything at once
     stopped = procs.stop_many(layout, ["nodesim"])
-    return stopped + procs.stop_many(layout, [n for n in names if n != "nodesim"])
+    stopped += procs.stop_many(layout, [n for n in names if n != "nodesim"])
+    return stopped
 
 
 def cmd_down(args):
@@ -186,6 +186,77 @@ def cmd_status(args):
     return 0 if st["up"] else 1
 
 
+# ----------------------------------------------------------------------------- node
+
+def _booted_nodes(layout):
+    try:
+        with open(os.path.join(layout.run, "nodesim-nodes.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return []
+
+
+def _stopped_file(layout):
+    return os.path.join(layout.run, "nodesim-stopped.json")
+
+
+def cmd_node(args):
+    """List the simulated nodes, or stop / start one (its cluster then sees it NotReady)."""
+    layout = Layout()
+    nodes = _booted_nodes(layout)
+    if args.action == "list":
+        try:
+            with open(_stopped_file(layout)) as f:
+                stopped = set(json.load(f))
+        except (OSError, ValueError):
+            stopped = set()
+        rows = [{"name": n["env"].get("NODE_NAME") or n["server_id"],
+                 "server_id": n["server_id"], "role": n["env"].get("NODEGROUP_ROLE", ""),
+                 "ip": n["env"].get("NODE_IP", ""), "cluster": n["env"].get("CLUSTER_UUID", ""),
+                 "api": bool(n.get("api")) and n["env"].get("IS_MASTER") == "true",
+                 "stopped": bool({n["env"].get("NODE_NAME"), n["server_id"]} & stopped)}
+                for n in nodes]
+        if args.json:
+            print(json.dumps(rows, indent=1))
+            return 0
+        print("%-36s %-7s %-15s %-4s %-8s %s" % ("node", "role", "address", "API", "state",
+                                                 "cluster"))
+        for r in rows:
+            print("%-36s %-7s %-15s %-4s %-8s %s" % (
+                r["name"], r["role"], r["ip"], "yes" if r["api"] else "-",
+                "stopped" if r["stopped"] else "running", r["cluster"]))
+        return 0
+    match = [n for n in nodes if args.server in (n["server_id"], n["env"].get("NODE_NAME"))]
+    if not match:
+        print("no simulated node named %r (see `localcloud node list`)" % args.server,
+              file=sys.stderr)
+        return 1
+    node = match[0]
+    if (layout.read_tier() or "lite") == "full":
+        # a real Nova server: stop or start it there; the simulator follows its status
+        sec = load_secrets(layout)
+        token, _ = rest.password_token(auth_url(), "admin", sec["admin"], project="admin")
+        rest.request("POST", url("nova-api", "/v2.1/servers/%s/action" % node["server_id"]),
+                     token, body={"os-stop" if args.action == "stop" else "os-start": None})
+    with open(_stopped_file(layout) + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(_stopped_file(layout)) as f:
+                stopped = set(json.load(f))
+        except (OSError, ValueError):
+            stopped = set()
+        name = node["env"].get("NODE_NAME") or node["server_id"]
+        stopped = stopped | {name} if args.action == "stop" else stopped - {name}
+        tmp = _stopped_file(layout) + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(sorted(stopped), f)
+        os.replace(tmp, _stopped_file(layout))
+    log("%s %s: the node simulator reports it %s within a few seconds"
+        % ("stopped" if args.action == "stop" else "started", args.server,
+           "NotReady" if args.action == "stop" else "Ready"))
+    return 0
+
+
 # ----------------------------------------------------------------------------- env
 
 def cmd_env(args):
@@ -225,8 +296,15 @@ def main(argv):
     st = sub.add_parser("status", help="each service: running? answering? memory")
     st.add_argument("--json", action="store_true")
     st.set_defaults(func=cmd_status)
+    node = sub.add_parser("node", help="the simulated nodes: list, or stop/start one")
+    node.add_argument("action", choices=["list", "stop", "start"])
+    node.add_argument("server", nargs="?", help="node name or server id (stop, start)")
+    node.add_argument("--json", action="store_true", help="list as JSON")
+    node.set_defaults(func=cmd_node)
     env = sub.add_parser("env", help="print shell exports (eval \"$(localcloud env)\")")
     env.add_argument("--cloud", choices=["demo", "admin"], default="demo")
     env.set_defaults(func=cmd_env)
     args = p.parse_args(argv)
+    if args.cmd == "node" and args.action != "list" and not args.server:
+        p.error("node %s needs a node name or server id" % args.action)
     return args.func(args)

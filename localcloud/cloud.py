@@ -19,6 +19,7 @@ from .layout import (
     MAGNUM_URL,
     PORTS,
     REGION,
+    REPO,
     load_secrets,
 )
 from .procs import StartError, log
@@ -378,7 +379,8 @@ class Cloud:
             self.synced(key)
         self.timer.step("heat config and schema")
         env = {"LOCALCLOUD_HEAT_CONF": conf, "LOCALCLOUD_STUBBED_SERVICES": stubbed,
-               "LOCALCLOUD_IPAM_FILE": os.path.join(self.layout.data_dir("heat"), "ipam.json")}
+               "LOCALCLOUD_IPAM_FILE": os.path.join(self.layout.data_dir("heat"), "ipam.json"),
+               "LOCALCLOUD_SERVERS_DIR": self.layout.servers_dir()}
         watch = [d, HEAT_PLUGIN_DIR]
         gunicorn(self.layout, "heat-api", "localcloud_heat_wsgi", PORTS["heat-api"],
                  workers=1, threads=4, env=env, watch=watch)
@@ -481,11 +483,12 @@ class Cloud:
             "--host", HOST, "--port", str(PORTS["etcd-discovery"])],
             watch=[os.path.join(HELPERS, "etcd_discovery.py")])
         procs.start(self.layout, "nodesim", [
-            self.layout.python, os.path.join(HELPERS, "nodesim.py"),
+            self.layout.python, "-m", "localcloud.helpers.nodesim",
             "--auth-url", auth_url(), "--username", "admin", "--project", "admin",
-            "--heartbeat", os.path.join(self.layout.run, "nodesim.heartbeat")],
-            env={"LOCALCLOUD_NODESIM_PASSWORD": self.sec["admin"]},
-            watch=[os.path.join(HELPERS, "nodesim.py")])
+            "--heartbeat", os.path.join(self.layout.run, "nodesim.heartbeat"),
+            "--state-dir", self.layout.run, "--servers-dir", self.layout.servers_dir()],
+            env={"LOCALCLOUD_NODESIM_PASSWORD": self.sec["admin"]}, cwd=REPO,
+            watch=[HELPERS])
         procs.wait_until(self.layout, "etcd-discovery",
                          lambda: procs.http_ok(url("etcd-discovery", "/health")), 30, "/health")
         heartbeat = os.path.join(self.layout.run, "nodesim.heartbeat")

@@ -128,9 +128,9 @@ def write_user_files(layout, sec):
         "neutron_client": {"region_name": REGION, "endpoint_type": "publicURL"},
         "cinder_client": {"region_name": REGION, "endpoint_type": "publicURL"},
         "octavia_client": {"region_name": REGION, "endpoint_type": "publicURL"},
-        # Simulated clusters report API addresses no server answers yet: never poll them
-        # (a poll would leave this machine). The node simulator's API endpoint turns it on.
-        "kubernetes": {"health_polling_interval": -1},
+        # Every cluster address is in 127.0.0.0/8 and the node simulator serves the masters'
+        # API there: the conductors' monitor polls it (often, so tests see health change fast)
+        "kubernetes": {"health_polling_interval": 10},
         "cluster": {
             "etcd_discovery_service_endpoint_format":
                 "http://%s:%d/new?size=%%(size)d" % (HOST, PORTS["etcd-discovery"]),

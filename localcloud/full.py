@@ -21,6 +21,14 @@ FLAVORS = [("m1.small", 1, 2048, 10), ("m1.medium", 2, 4096, 20), ("fail.small",
 # has, so the scheduler answers NoValidHost and the server goes to ERROR.
 FAIL_EXTRA_SPECS = {"resources:CUSTOM_LOCALCLOUD_FAIL": "1"}
 KEYPAIR = "localcloud-demo"
+# The address plan (localcloud/README.md): everything in 127.0.0.0/8, which Linux routes to lo.
+PUBLIC_SUBNET = {"name": "public-subnet", "cidr": "127.24.4.0/24", "gateway_ip": "127.24.4.1",
+                 "allocation_pools": [{"start": "127.24.4.10", "end": "127.24.4.254"}]}
+PRIVATE_SUBNET = {"name": "private-subnet", "cidr": "127.10.0.0/16", "gateway_ip": "127.10.0.1",
+                  "allocation_pools": [{"start": "127.10.0.10", "end": "127.10.255.250"}]}
+#: Bumped when the address plan changes: databases holding the old plan's addresses go.
+ADDRESS_PLAN = "loopback-1"
+PLAN_DATABASES = ("neutron", "octavia", "heatfull") + NOVA_DBS + ("placement",)
 
 
 
@@ -154,6 +162,29 @@ class FullCloud(Cloud):
         shutil.rmtree(os.path.join(self.layout.data, "nova"), ignore_errors=True)
         infra.delete_vhost("localcloud_nova")
 
+    def reset_for_address_plan(self):
+        """Databases made under an earlier address plan (e.g. 172.24.4.0/24 for `public`)
+        hold addresses outside this machine: start Neutron, Octavia, Heat and Nova afresh."""
+        marker = self.layout.marker("address-plan")
+        if os.path.exists(marker) and open(marker).read().strip() == ADDRESS_PLAN:
+            return
+        if os.path.exists(self.layout.marker("dbsync-neutron")):
+            log("the full tier's databases predate address plan %s: resetting Neutron, "
+                "Octavia, Heat (full) and Nova" % ADDRESS_PLAN)
+            for svc in ("nova-compute", "nova-api", "nova-conductor", "nova-scheduler",
+                        "placement", "neutron", "octavia-api", "octavia-worker",
+                        "heat-api", "heat-engine"):
+                procs.stop(self.layout, svc)
+            for svc in PLAN_DATABASES:
+                infra.drop_database(DB_PREFIX + svc)
+                try:
+                    os.remove(self.layout.marker("dbsync-" + svc))
+                except OSError:
+                    pass
+            shutil.rmtree(os.path.join(self.layout.data, "nova"), ignore_errors=True)
+        with open(marker, "w") as f:
+            f.write(ADDRESS_PLAN + "\n")
+
     def sync_nova(self):
         d = self.nova_conf()
         if self.need_sync("nova"):
@@ -242,6 +273,7 @@ class FullCloud(Cloud):
             infra.ensure_vhost(vhost)
         self.timer.step("MariaDB and RabbitMQ")
         self.ensure_venv()
+        self.reset_for_address_plan()
         self.reset_nova_if_compute_restarts()
         for vhost in ("localcloud_nova",):
             infra.ensure_vhost(vhost)
@@ -349,20 +381,41 @@ class FullCloud(Cloud):
                 raise
             rest.request("POST", nova + "/os-keypairs", demo_token, body={"keypair": {
                 "name": KEYPAIR, "public_key": self.demo_keypair()}})
+        self.seed_networks(token)
+        self.timer.step("flavors, keypair and networks")
+
+    def seed_networks(self, token):
+        """`public` (external, 127.24.4.0/24) and the demo project's `private`
+        (127.10.0.0/16) routed to it by `private-router`; no DHCP (Neutron refuses DHCP on a
+        loopback subnet). Clusters use `private` as their fixed network: the drivers' own
+        private subnet has DHCP on."""
         neutron = url("neutron", "/v2.0")
-        nets = rest.request("GET", neutron + "/networks?name=public", token)[2]["networks"]
-        if nets:
-            net_id = nets[0]["id"]
-        else:
-            net_id = rest.request("POST", neutron + "/networks", token, body={"network": {
-                "name": "public", "router:external": True, "shared": False,
-                "provider:network_type": "flat", "provider:physical_network": "public"}})[2][
-                "network"]["id"]
-        subnets = rest.request("GET", neutron + "/subnets?network_id=" + net_id, token)[2][
-            "subnets"]
-        if not subnets:
-            rest.request("POST", neutron + "/subnets", token, body={"subnet": {
-                "name": "public-subnet", "network_id": net_id, "ip_version": 4,
-                "cidr": "172.24.4.0/24", "gateway_ip": "172.24.4.1", "enable_dhcp": False,
-                "allocation_pools": [{"start": "172.24.4.10", "end": "172.24.4.254"}]}})
-        self.timer.step("flavors, keypair and external network")
+        demo = rest.password_token(auth_url(), "demo", self.sec["demo"], project="demo")[1]
+        demo_project = demo["project"]["id"]
+
+        def one(kind, query, body):
+            plural = kind + "s"
+            found = rest.request("GET", "%s/%s?%s" % (neutron, plural, query), token)[2][plural]
+            if found:
+                return found[0]
+            return rest.request("POST", "%s/%s" % (neutron, plural), token,
+                                body={kind: body})[2][kind]
+
+        public = one("network", "name=public", {
+            "name": "public", "router:external": True, "shared": False,
+            "provider:network_type": "flat", "provider:physical_network": "public"})
+        one("subnet", "network_id=" + public["id"], dict(
+            PUBLIC_SUBNET, network_id=public["id"], ip_version=4, enable_dhcp=False))
+        private = one("network", "name=private&project_id=" + demo_project, {
+            "name": "private", "project_id": demo_project})
+        subnet = one("subnet", "network_id=" + private["id"], dict(
+            PRIVATE_SUBNET, network_id=private["id"], ip_version=4, enable_dhcp=False,
+            project_id=demo_project))
+        router = one("router", "name=private-router&project_id=" + demo_project, {
+            "name": "private-router", "project_id": demo_project,
+            "external_gateway_info": {"network_id": public["id"]}})
+        ports = rest.request("GET", "%s/ports?device_id=%s&network_id=%s" % (
+            neutron, router["id"], private["id"]), token)[2]["ports"]
+        if not ports:
+            rest.request("PUT", "%s/routers/%s/add_router_interface" % (neutron, router["id"]),
+                         token, body={"subnet_id": subnet["id"]})

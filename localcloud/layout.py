@@ -93,6 +93,10 @@ class Layout:
         os.makedirs(d, exist_ok=True)
         return d
 
+    def servers_dir(self):
+        """The lite tier's stubbed servers' user data (written by Heat, read by nodesim)."""
+        return self.data_dir("heat", "servers")
+
     def log(self, svc):
         return os.path.join(self.logs, svc + ".log")
 

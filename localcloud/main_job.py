@@ -2,17 +2,21 @@
 
   1. brings the local cloud up (tools/localcloud up: Keystone, Heat, Barbican,
      Glance; MariaDB and RabbitMQ are installed/started if needed);
-  2. sets up the project's virtualenv .venv (pip install -e '.[test]') if it is missing;
+  2. sets up the project's virtualenv .venv (pip install -e '.[test]') if it is missing,
+     and fetches Debian's kubectl (kubernetes-client) if it is not here;
   3. writes a magnum.conf for this run under .localcloud/magnum/runs/ (RabbitMQ vhost of
      its own, the database chosen by --db / MAGNUM_DB, the local cloud's
      magnum-localcloud.conf as a second --config-file, a kept [crypto] encryption_key),
      runs magnum-db-manage upgrade, starts magnum-api (port 9511, the catalog's) and two
      magnum-conductors and waits until they answer;
   4. narrates, as the non-admin demo user through `openstack coe`: cluster templates ->
-     cluster create -> CREATE_COMPLETE -> show -> kubeconfig verified with openssl ->
-     resize up -> resize down removing a named node -> node group create/delete ->
-     upgrade -> CA rotation -> delete -> nothing left (checked as admin); then the fault
-     cases (missing image: 400; failing Heat stack: CREATE_FAILED, clean delete);
+     cluster create -> CREATE_COMPLETE -> show (every address local) -> kubeconfig
+     verified with openssl -> kubectl get --raw /healthz -> HEALTHY from the simulated
+     API -> a stopped worker makes it UNHEALTHY, started again HEALTHY -> resize up ->
+     resize down removing a named node -> node group create/delete -> upgrade -> CA
+     rotation (the new kubeconfig works, HEALTHY again) -> delete -> nothing left
+     (checked as admin); then the fault cases (missing image: 400; failing Heat stack:
+     CREATE_FAILED, clean delete);
   5. prints per-step times, the time to the first CREATE_COMPLETE from the start, and the
      memory of every service; stops our services unless --keep.
 
@@ -25,7 +29,7 @@ import subprocess
 import sys
 import time
 
-from localcloud.scenario import paths, services  # the standard-library-only parts
+from localcloud.scenario import kubectl, paths, services  # the standard-library-only parts
 
 REPO = str(paths.REPO)
 
@@ -92,11 +96,14 @@ def main(argv):
                                                            str(paths.VENV)]))
         steps.append(timed("Install the project and its test extra into .venv",
                            [paths.venv_bin("pip"), "install", "-q", "-e", ".[test]"]))
+    if not kubectl.find():
+        steps.append(timed("Fetch Debian's kubectl (package kubernetes-client)",
+                           [sys.executable, "-m", "localcloud.scenario.kubectl"]))
     env = dict(os.environ, MAIN_JOB_T0=str(t0), MAIN_JOB_STEPS=json.dumps(steps))
     forwarded = ["--db", args.db] + [f"--{flag.replace('_', '-')}" for flag in
                                      ("keep", "no_faults", "faults_only") if getattr(args, flag)]
-    return subprocess.run([paths.venv_bin("python"), "-m", "localcloud.scenario.main", *forwarded],
-                          env=env, cwd=REPO).returncode
+    return subprocess.run([paths.venv_bin("python"), "-m", "localcloud.scenario.main",
+                           *forwarded], env=env, cwd=REPO).returncode
 
 
 if __name__ == "__main__":

@@ -133,7 +133,7 @@ def start(layout, name, argv, env=None, cwd=None, watch=()):
     return proc.pid, True
 
 
-def _group_members(pgid):
+def group_members(pgid):
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -167,10 +167,10 @@ def stop_many(layout, names, timeout=15):
         else:
             _remove(layout.pidfile(name))
     deadline = time.time() + timeout
-    while time.time() < deadline and any(_group_members(p) for p in pids.values()):
+    while time.time() < deadline and any(group_members(p) for p in pids.values()):
         time.sleep(0.2)
     for name, pid in pids.items():
-        if _group_members(pid):
+        if group_members(pid):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -193,7 +193,7 @@ def _remove(path):
 def memory(pid):
     """(rss_kib, pss_kib, nprocs) summed over the process group led by pid."""
     rss = pss = 0
-    members = _group_members(pid)
+    members = group_members(pid)
     for p in members:
         try:
             with open("/proc/%d/smaps_rollup" % p) as f:

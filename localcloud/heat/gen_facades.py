@@ -40,7 +40,10 @@ NONE = [
 ]
 
 # Parameters not handed to the fake (large or secret, and never needed for attributes).
-NOT_FORWARDED = {"user_data", "personality", "admin_pass", "deployment_swift_data"}
+NOT_FORWARDED = {"personality", "admin_pass", "deployment_swift_data"}
+# Forwarded but hidden in the facade's stack: the server's user data (it holds the node's
+# credentials) goes to the cloud's own store for the node simulator, never to an attribute.
+HIDDEN = {"user_data"}
 
 TYPE_MAP = {
     properties.Schema.STRING: "string",
@@ -57,12 +60,12 @@ def name_is_secret(schema):
     return "password" in str(schema.description or "").lower()
 
 
-def _param(schema):
+def _param(name, schema):
     ptype = TYPE_MAP[schema.type]
     p = {"type": ptype}
     if schema.description:
         p["description"] = str(schema.description).strip().split("\n")[0][:200]
-    if name_is_secret(schema):
+    if name_is_secret(schema) or name in HIDDEN:
         p["hidden"] = True
     if schema.required:
         # keep the real custom constraint (nova.flavor, neutron.network, ...) on required
@@ -88,7 +91,7 @@ def facade_template(type_name, kind, cls):
     for name, schema in sorted(schemata.items()):
         if not schema.implemented:
             continue
-        params[name] = _param(schema)
+        params[name] = _param(name, schema)
         if name not in NOT_FORWARDED:
             forwarded[name] = {"get_param": name}
     attrs = list(cls.attributes_schema) + list(cls.base_attributes_schema)

@@ -19,9 +19,22 @@ A stack's conditions/deployments are only signalled when every ``OS::Nova::Serve
 same stack is complete: a server that failed (the localcloud failure switch) or is still
 building is never answered for. Signals still waiting after 10 s are sent again (a signal sent
 the instant a resource entered IN_PROGRESS was seen to be lost now and then).
+
+Before it signals, the simulator *boots* the stack's server as a Magnum node would: it reads
+the server's user data (the cloud's store on the lite tier, Nova as admin with microversion
+2.3 on the full tier), takes the node's settings from ``/etc/magnum/bootstrap.env`` and
+``runtime.env`` (:mod:`nodeboot`), and for a master gets its API certificate from Magnum with
+the trustee's trust; the cluster's API then answers on the master's addresses
+(:mod:`kubeapi`). A certificate that cannot be had yet (Magnum not answering) is retried every
+30 s; the node still signals. Nodes are forgotten when their stack is gone (listeners closed),
+and reported NotReady while stopped (``localcloud node stop``; on the full tier also a Nova
+server that is not ACTIVE, e.g. after ``openstack server stop``). The booted nodes are kept in
+``run/nodesim-nodes.json``, the stopped ones in ``run/nodesim-stopped.json``.
 """
 
 import argparse
+import base64
+import hashlib
 import json
 import os
 import sys
@@ -29,6 +42,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+
+from localcloud.helpers import kubeapi, nodeboot
 
 SERVER_TYPES = ("OS::Nova::Server",)
 WAIT_TYPES = ("OS::Heat::WaitCondition",)
@@ -38,6 +53,10 @@ SERVER_DONE = ("CREATE_COMPLETE", "UPDATE_COMPLETE", "CHECK_COMPLETE", "RESUME_C
                "ADOPT_COMPLETE", "SNAPSHOT_COMPLETE")
 WAITING = ("CREATE_IN_PROGRESS", "UPDATE_IN_PROGRESS")
 RESIGNAL_AFTER = 10.0
+CERT_RETRY = 30.0
+GC_EVERY = 10.0
+#: Settings never written to nodesim-nodes.json (the node's credentials).
+SECRET_KEYS = ("TRUSTEE_PASSWORD", "KUBE_SA_PRIVATE_KEY", "CA_PRIVATE_KEY", "WAIT_TOKEN")
 
 
 def log(msg):
@@ -50,11 +69,11 @@ class HTTPError(Exception):
         self.code = code
 
 
-def call(method, url, token, body=None, timeout=30):
+def call(method, url, token, body=None, timeout=30, headers=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method, headers={
         "X-Auth-Token": token, "Accept": "application/json",
-        "Content-Type": "application/json"})
+        "Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             text = resp.read().decode(errors="replace")
@@ -63,18 +82,35 @@ def call(method, url, token, body=None, timeout=30):
     return json.loads(text) if text.strip().startswith(("{", "[")) else text
 
 
+def _write_private(path, data):
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)
+
+
 class Simulator:
-    def __init__(self, auth_url, username, password, project, interval, heartbeat):
+    def __init__(self, auth_url, username, password, project, interval, heartbeat,
+                 state_dir=None, servers_dir=None):
         self.auth_url = auth_url.rstrip("/")
         self.username, self.password, self.project = username, password, project
         self.interval = interval
         self.heartbeat = heartbeat
+        self.state_dir = state_dir
+        self.servers_dir = servers_dir
         self.token = None
         self.expires = 0
         self.heat = None
+        self.nova = None
         self.templates = {}  # stack id -> template
         self.signalled = {}  # (stack id, resource name) -> last signal time
         self.server_names = {}  # (stack id, resource name) -> server name
+        self.api = kubeapi.Registry()
+        self.booted = {}  # server id -> {"stack", "digest", "node", "tls"}
+        self.pending = {}  # server id -> (stack id, node, next certificate attempt)
+        self.server_status = {}  # Nova server id -> status (full tier)
+        self.last_gc = 0.0
 
     # -------------------------------------------------------------- auth
     def login(self):
@@ -92,24 +128,35 @@ class Simulator:
         self.expires = time.time() + 30 * 60
         project_id = tok["project"]["id"]
         for svc in tok.get("catalog", []):
-            if svc["type"] == "orchestration":
-                for ep in svc["endpoints"]:
-                    if ep["interface"] == "public":
-                        self.heat = ep["url"].replace("%(tenant_id)s", project_id).replace(
-                            "$(tenant_id)s", project_id).rstrip("/")
+            for ep in svc["endpoints"]:
+                if ep["interface"] != "public":
+                    continue
+                found = ep["url"].replace("%(tenant_id)s", project_id).replace(
+                    "$(tenant_id)s", project_id).rstrip("/")
+                if svc["type"] == "orchestration":
+                    self.heat = found
+                elif svc["type"] == "compute":
+                    self.nova = found
         if not self.heat:
             raise RuntimeError("no orchestration endpoint in the catalog")
 
     def heat_call(self, method, path, body=None):
+        return self.admin_call(method, lambda: self.heat + path, body)
+
+    def nova_call(self, path, microversion="2.3"):
+        return self.admin_call("GET", lambda: self.nova + path, None,
+                               {"OpenStack-API-Version": "compute " + microversion})
+
+    def admin_call(self, method, url, body=None, headers=None):
         if not self.token or time.time() > self.expires:
             self.login()
         try:
-            return call(method, self.heat + path, self.token, body)
+            return call(method, url(), self.token, body, headers=headers)
         except HTTPError as e:
             if e.code != 401:
                 raise
             self.login()
-            return call(method, self.heat + path, self.token, body)
+            return call(method, url(), self.token, body, headers=headers)
 
     # -------------------------------------------------------------- one poll
     def stacks_in_progress(self):
@@ -179,6 +226,8 @@ class Simulator:
         not_ready = [s for s in servers if s["resource_status"] not in SERVER_DONE]
         if not_ready:
             return  # servers still booting, or failed: no node would answer
+        for server in servers:
+            self.boot(sid, server)
         node_name = self.node_name(path, sid, servers)
         for r in waiting:
             key = (sid, r["resource_name"])
@@ -268,12 +317,157 @@ class Simulator:
         log("signalled %s %s/%s" % (dep["resource_type"], stack["stack_name"],
                                     dep["resource_name"]))
 
+    # -------------------------------------------------------------- nodes
+    def user_data(self, server_id):
+        """The server's user data as its node would see it, or None."""
+        if self.nova:
+            server = self.nova_call("/servers/" + urllib.parse.quote(server_id))["server"]
+            raw = server.get("OS-EXT-SRV-ATTR:user_data")
+            return base64.b64decode(raw).decode(errors="replace") if raw else None
+        if not self.servers_dir:
+            return None
+        try:
+            with open(os.path.join(self.servers_dir, server_id + ".user_data")) as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def boot(self, stack_id, server):
+        """Boot a server as its node would, once per user data (a new generation boots
+        again): register it and, for a master, bring its API up."""
+        server_id = server.get("physical_resource_id")
+        if not server_id:
+            return
+        try:
+            user_data = self.user_data(server_id)
+        except (HTTPError, OSError, ValueError, KeyError) as e:
+            log("cannot read the user data of server %s: %s" % (server_id, e))
+            return
+        digest = hashlib.sha256((user_data or "").encode()).hexdigest()
+        if (self.booted.get(server_id) or {}).get("digest") == digest:
+            return
+        node = nodeboot.read_node(server_id, user_data)
+        self.booted[server_id] = {"stack": stack_id, "digest": digest, "node": node,
+                                  "tls": None}
+        self.pending.pop(server_id, None)
+        if node is None:
+            return  # not a Magnum node: nothing runs on it
+        log("booted %s %s of cluster %s (%s)" % ("master" if node.master else "worker",
+                                                 node.name, node.cluster, node.ip))
+        if node.master and node.tls:
+            self.pending[server_id] = (stack_id, node, 0.0)
+            self.retry_certificates()
+        else:
+            self.api.add(server_id, node)
+            self.save()
+
+    def retry_certificates(self):
+        """Masters whose API certificate is still to be signed: try the due ones."""
+        for server_id, (stack_id, node, due) in list(self.pending.items()):
+            if time.time() < due:
+                continue
+            try:
+                tls = nodeboot.api_certificate(node)
+            except nodeboot.BootError as e:
+                log("API certificate of %s not signed yet (retry in %ds): %s"
+                    % (node.name, CERT_RETRY, e))
+                self.pending[server_id] = (stack_id, node, time.time() + CERT_RETRY)
+                continue
+            del self.pending[server_id]
+            self.booted[server_id]["tls"] = tls
+            self.api.add(server_id, node, tls)
+            log("API of %s serves %s on port %d" % (node.name, ", ".join(node.api_addresses()),
+                                                    node.port))
+            self.save()
+
+    def collect(self):
+        """Forget the nodes whose stack is gone; apply which nodes are stopped."""
+        if time.time() - self.last_gc < GC_EVERY or not (self.booted or self.pending):
+            self.apply_stopped()
+            return
+        self.last_gc = time.time()
+        q = urllib.parse.urlencode({"global_tenant": "True", "show_nested": "True",
+                                    "limit": 10000})
+        live = {s["id"] for s in self.heat_call("GET", "/stacks?" + q)["stacks"]
+                if not s.get("stack_status", "").startswith("DELETE")}
+        if self.nova:
+            self.server_status = {s["id"]: s.get("status") for s in self.nova_call(
+                "/servers/detail?all_tenants=1&limit=1000")["servers"]}
+        for server_id, entry in list(self.booted.items()):
+            gone = entry["stack"] not in live or (self.nova and
+                                                  server_id not in self.server_status)
+            if gone:
+                if entry["node"] is not None:
+                    log("forgetting %s: its stack is gone" % entry["node"].name)
+                del self.booted[server_id]
+                self.pending.pop(server_id, None)
+                self.api.remove(server_id)
+        self.apply_stopped()
+        self.save()
+
+    def apply_stopped(self):
+        """Stopped: named in nodesim-stopped.json (name or server id), or a Nova server
+        that is not ACTIVE."""
+        names = set(self.read_stopped())
+        for server_id, entry in self.booted.items():
+            node = entry["node"]
+            if node is not None and (server_id in names or (
+                    self.server_status.get(server_id) not in (None, "ACTIVE"))):
+                names.add(node.name)
+        self.api.set_stopped(names)
+
+    def read_stopped(self):
+        if not self.state_dir:
+            return []
+        try:
+            with open(os.path.join(self.state_dir, "nodesim-stopped.json")) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return []
+
+    def save(self):
+        """The booted nodes, for `localcloud node list` and for a restart of this process."""
+        if not self.state_dir:
+            return
+        nodes = []
+        for server_id, entry in sorted(self.booted.items()):
+            node = entry["node"]
+            if node is None:
+                continue
+            nodes.append({"server_id": server_id, "stack": entry["stack"],
+                          "digest": entry["digest"], "tls": entry["tls"],
+                          "api": server_id not in self.pending,
+                          "env": {k: v for k, v in node.env.items() if k not in SECRET_KEYS}})
+        _write_private(os.path.join(self.state_dir, "nodesim-nodes.json"), nodes)
+
+    def load(self):
+        """The nodes booted before a restart: they keep running (pending ones boot again)."""
+        if not self.state_dir:
+            return
+        try:
+            with open(os.path.join(self.state_dir, "nodesim-nodes.json")) as f:
+                saved = json.load(f)
+        except (OSError, ValueError):
+            return
+        for item in saved:
+            if not item.get("api"):
+                continue  # its certificate was pending: the next poll boots it again
+            node = nodeboot.Node(item["server_id"], item["env"])
+            tls = tuple(item["tls"]) if item.get("tls") else None
+            self.booted[item["server_id"]] = {"stack": item["stack"], "digest": item["digest"],
+                                              "node": node, "tls": tls}
+            self.api.add(item["server_id"], node, tls)
+        log("resumed %d booted nodes" % len(self.booted))
+
     # -------------------------------------------------------------- main loop
     def run(self):
         log("node simulator polling Heat every %.1fs" % self.interval)
+        self.load()
         while True:
             try:
                 self.poll()
+                self.retry_certificates()
+                self.collect()
             except Exception as e:  # keep running whatever Heat or Keystone says
                 log("poll failed: %s: %s" % (type(e).__name__, e))
                 self.token = None
@@ -303,12 +497,14 @@ def main():
     ap.add_argument("--project", default="admin")
     ap.add_argument("--interval", type=float, default=3.0)
     ap.add_argument("--heartbeat")
+    ap.add_argument("--state-dir", help="where nodesim-nodes.json / nodesim-stopped.json live")
+    ap.add_argument("--servers-dir", help="the lite tier's store of server user data")
     args = ap.parse_args()
     password = os.environ.get("LOCALCLOUD_NODESIM_PASSWORD")
     if not password:
         sys.exit("LOCALCLOUD_NODESIM_PASSWORD is not set")
     Simulator(args.auth_url, args.username, password, args.project, args.interval,
-              args.heartbeat).run()
+              args.heartbeat, args.state_dir, args.servers_dir).run()
 
 
 if __name__ == "__main__":

@@ -9,9 +9,12 @@ order inside :meth:`Narrator.step`; the end-to-end tests call the same methods o
 from __future__ import annotations
 
 import base64
+import ipaddress
+import json
 import secrets
 import subprocess
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,8 @@ from typing import Any
 
 import yaml
 
-from localcloud.scenario import leftovers
+from localcloud.scenario import kubectl as kubectl_tool
+from localcloud.scenario import leftovers, paths
 from localcloud.scenario.coe import ADMIN, DEMO, CliError, Openstack, accepted_uuid
 from localcloud.scenario.narrate import Narrator
 
@@ -32,6 +36,11 @@ MASTER_FLAVOR = "m1.medium"
 FAILING_FLAVOR = "fail.small"        # the local cloud's failure switch (localcloud/README.md)
 KEYPAIR = "localcloud-demo"       # the demo keypair of the local cloud (any name passes in lite)
 EXTERNAL_NETWORK = "public"
+#: The local cloud's own network (127.10.0.0/16, no DHCP): the drivers' private subnet would
+#: have DHCP on, which real Neutron refuses on a loopback subnet (localcloud/README.md).
+FIXED_NETWORK = "private"
+FIXED_SUBNET = "private-subnet"
+LOCAL = ipaddress.ip_network("127.0.0.0/8")
 
 
 class StepFailed(AssertionError):
@@ -45,6 +54,7 @@ class Deadlines:
     create: float = 900.0
     update: float = 900.0
     delete: float = 600.0
+    health: float = 180.0
     poll: float = 3.0
 
 
@@ -58,6 +68,22 @@ def _openssl(*args: str) -> str:
     text = (res.stdout + res.stderr).strip()
     return text if res.returncode == 0 else \
         f"refused (exit {res.returncode}): {'; '.join(text.splitlines())}"
+
+
+def check_local_addresses(cluster: dict) -> None:
+    """Every address a cluster reports (API, masters, nodes) is on this machine."""
+    api = urllib.parse.urlsplit(str(cluster.get("api_address") or "")).hostname
+    addresses = [api] + list(cluster.get("master_addresses") or []) + list(
+        cluster.get("node_addresses") or [])
+    for address in addresses:
+        try:
+            local = ipaddress.ip_address(address or "") in LOCAL
+        except ValueError:
+            local = False
+        _check(local, f"cluster {cluster.get('name')} reports {address!r}, not in 127.0.0.0/8: "
+               f"api_address={cluster.get('api_address')!r} "
+               f"master_addresses={cluster.get('master_addresses')!r} "
+               f"node_addresses={cluster.get('node_addresses')!r}")
 
 
 class _Base:
@@ -102,6 +128,7 @@ class _Base:
                         flavor: str = FLAVOR) -> dict:
         ct = self.json("coe", "cluster", "template", "create", name, "--coe", "kubernetes",
                        "--image", image, "--external-network", EXTERNAL_NETWORK,
+                       "--fixed-network", FIXED_NETWORK, "--fixed-subnet", FIXED_SUBNET,
                        "--flavor", flavor, "--master-flavor", MASTER_FLAVOR,
                        "--keypair", KEYPAIR, "--network-driver", "flannel",
                        "--labels", f"kube_tag={kube_tag},etcd_volume_size=1")
@@ -127,7 +154,8 @@ class _Base:
         """Poll ``cluster show`` until ``status == target`` and ``done(cluster)``.
 
         Prints each status change and, every 15 s, how far the Heat stacks are. Any other
-        terminal status fails the step with the cluster's status_reason and faults.
+        terminal status fails the step with the cluster's status_reason and faults; so does
+        an address outside 127.0.0.0/8 in the cluster it returns.
         """
         t0 = time.monotonic()
         last_status, last_note = None, 0.0
@@ -143,6 +171,7 @@ class _Base:
                 self.n.detail(f"{elapsed:6.1f}s  {status}  {self._stack_progress(cluster)}")
                 last_note = elapsed
             if status == target and done(cluster):
+                check_local_addresses(cluster)
                 if milestone:
                     at = self.n.milestone(milestone)
                     self.n.detail(f"{milestone}: {at:.1f}s after the job started")
@@ -224,6 +253,7 @@ class ClusterLife(_Base):
         self.footprint: leftovers.Footprint | None = None
         self.ca_pem: str | None = None
         self.client_cert: Path | None = None
+        self.stopped: dict = {}
 
     def steps(self) -> list[tuple[str, Callable[[], None]]]:
         """The whole life, in order, as (title, step)."""
@@ -234,12 +264,19 @@ class ClusterLife(_Base):
             ("Wait for CREATE_COMPLETE", self.wait_created),
             ("Show the cluster: API address and node addresses", self.show_cluster),
             ("Write a kubeconfig and verify it against the cluster CA", self.write_config),
+            ("kubectl get --raw /healthz with that kubeconfig", self.kubectl_healthz),
+            ("Wait for HEALTHY: the conductors' monitor reads the simulated API",
+             self.wait_healthy),
+            ("Stop the worker: UNHEALTHY, the reason names it", self.stop_worker),
+            ("Start the worker again: HEALTHY", self.start_worker),
             ("Resize up to 3 workers", self.resize_up),
             ("Resize down to 2, removing a named worker", self.resize_down_named),
             ("Create a node group", self.create_nodegroup),
             ("Delete the node group", self.delete_nodegroup),
             (f"Upgrade to {self.new_template}", self.upgrade),
             ("Rotate the cluster CA", self.rotate_ca),
+            ("The new CA's kubeconfig works, and HEALTHY again",
+             self.wait_healthy_again),
             ("Delete the cluster", self.delete_cluster),
             ("Check as admin that nothing is left", self.nothing_left),
             ("Delete the cluster templates", self.delete_templates),
@@ -276,6 +313,8 @@ class ClusterLife(_Base):
                f"expected 1 master address, got {c.get('master_addresses')!r}")
         _check(len(c.get("node_addresses") or []) == 1,
                f"expected 1 node address, got {c.get('node_addresses')!r}")
+        check_local_addresses(c)
+        self.n.detail("every address the cluster reports is in 127.0.0.0/8")
 
     def _config(self, label: str) -> tuple[Path, dict]:
         target = self.workdir / f"kubeconfig-{label}"
@@ -313,6 +352,87 @@ class ClusterLife(_Base):
         target, config = self._config("initial")
         self._verify(target, config, self.ca_pem)
         self.client_cert = target / "cert.pem"
+
+    def kubectl_healthz(self, label: str = "initial") -> None:
+        """kubectl checks the API server's certificate against the kubeconfig's CA and the
+        simulated API requires the kubeconfig's client certificate: both must be the
+        cluster's current ones."""
+        kubectl = kubectl_tool.ensure()
+        config = self.workdir / f"kubeconfig-{label}" / "config"
+        argv = [kubectl, "--kubeconfig", str(config), "get", "--raw", "/healthz"]
+        self.n.command(" ".join(argv))
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        self.n.detail(f"-> exit {res.returncode}: {(res.stdout + res.stderr).strip()[:300]}")
+        _check(res.returncode == 0 and res.stdout.strip() == "ok",
+               f"kubectl get --raw /healthz: exit {res.returncode}, "
+               f"{(res.stdout + res.stderr).strip()[:500]!r}")
+
+    def _wait_health(self, wanted: str, deadline: float,
+                     accept: Callable[[dict], bool] = lambda reason: True) -> dict:
+        """Poll ``cluster show`` until the conductors' monitor saved ``wanted`` health."""
+        t0 = time.monotonic()
+        seen = None
+        while True:
+            c = self.show(self.name)
+            status, reason = c.get("health_status"), c.get("health_status_reason") or {}
+            if isinstance(reason, str):
+                reason = yaml.safe_load(reason) or {}
+            if (status, reason) != seen:
+                self.n.detail(f"{time.monotonic() - t0:6.1f}s  health {status}  {reason}")
+                seen = (status, reason)
+            if status == wanted and accept(reason):
+                return reason
+            _check(time.monotonic() - t0 < deadline,
+                   f"cluster {self.name} health is {status} ({reason}) after {deadline:.0f}s, "
+                   f"expected {wanted}")
+            time.sleep(self.deadlines.poll)
+
+    def wait_healthy(self) -> None:
+        c = self.show(self.name)
+        nodes = int(c.get("master_count") or 0) + int(c.get("node_count") or 0)
+        reason = self._wait_health("HEALTHY", self.deadlines.health)
+        ready = [k for k in reason if k.endswith(".Ready")]
+        _check(reason.get("api") == "ok" and len(ready) == nodes and all(reason[k] for k in ready),
+               f"HEALTHY must come from /healthz and all {nodes} nodes Ready: {reason}")
+
+    def _worker_node(self) -> dict:
+        nodes = json.loads(subprocess.run([str(paths.LOCALCLOUD), "node", "list", "--json"],
+                                          capture_output=True, text=True, check=True).stdout)
+        workers = [n for n in nodes if n["cluster"] == self.uuid and n["role"] == "worker"]
+        _check(len(workers) == 1, f"expected one simulated worker of {self.uuid}: {nodes}")
+        return workers[0]
+
+    def stop_worker(self) -> None:
+        node = self.stopped = self._worker_node()
+        if paths.cloud_tier() == "full":  # a real Nova server: the simulator follows it
+            self.run("server", "stop", node["server_id"])
+        else:
+            self._localcloud_node("stop", node["name"])
+        reason = self._wait_health("UNHEALTHY", self.deadlines.health,
+                                   lambda r: r.get(f"{node['name']}.Ready") is False)
+        _check(reason.get("api") == "ok", f"the API should still answer: {reason}")
+        self.n.detail(f"reason: {node['name']}.Ready is false")
+
+    def start_worker(self) -> None:
+        node = self.stopped
+        if paths.cloud_tier() == "full":
+            self.run("server", "start", node["server_id"])
+        else:
+            self._localcloud_node("start", node["name"])
+        self.wait_healthy()
+
+    def _localcloud_node(self, action: str, name: str) -> None:
+        argv = [str(paths.LOCALCLOUD), "node", action, name]
+        self.n.command(" ".join(argv[-4:]))
+        subprocess.run(argv, capture_output=True, text=True, check=True, timeout=120)
+
+    def wait_healthy_again(self) -> None:
+        self.kubectl_healthz("rotated")
+        # health saved before the rotation may still show: let two polls pass first
+        interval = paths.health_polling_interval()
+        self.n.detail(f"waiting {2 * interval + 1}s: two health polls after the rotation")
+        time.sleep(2 * interval + 1)
+        self.wait_healthy()
 
     def _workers(self) -> dict[str, Any]:
         stack_id = self.cluster.get("cluster_id")

@@ -56,3 +56,12 @@ def clouds_yaml() -> Path:
 
 def magnum_fragment() -> Path:
     return cloud_state_dir() / "magnum-localcloud.conf"
+
+
+def health_polling_interval() -> int:
+    """``[kubernetes] health_polling_interval`` of the local cloud's Magnum fragment."""
+    import configparser
+
+    ini = configparser.RawConfigParser()
+    ini.read(magnum_fragment())
+    return ini.getint("kubernetes", "health_polling_interval", fallback=60)

@@ -5,8 +5,11 @@
    which raises EntityNotFound exactly like the real constraint (the stack is refused with 400).
 2. ``LocalCloud::Fake::Resource``: the engine of the facade provider templates that stand in for
    OS::Nova::Server, OS::Neutron::Port, ... (see gen_facades.py). It computes plausible
-   attribute values, allocates unique fixed (10.0.0.x) and floating (172.24.4.x) addresses from
-   a small file-locked IPAM, and implements the server failure switch.
+   attribute values, allocates unique fixed (127.10.x.y) and floating (127.24.x.y) addresses from
+   a small file-locked IPAM, and implements the server failure switch. Every address it hands
+   out is in 127.0.0.0/8 (Linux routes all of it to ``lo``), so whatever the node simulator
+   serves there, and whatever polls it, stays on this machine; a subnet outside 127.0.0.0/8 is
+   refused, as on the full tier.
 """
 
 import fcntl
@@ -90,10 +93,11 @@ def constraint_mapping():
 # ----------------------------------------------------------------------------- IPAM
 
 POOLS = {
-    # name: (first usable network, first host offset)
-    "fixed": (ipaddress.ip_network("10.0.0.0/16"), 3),
-    "floating": (ipaddress.ip_network("172.24.0.0/16"), 4 * 256 + 10),  # 172.24.4.10 on
+    # name: (network, first host offset); fixed and VIP addresses share "fixed"
+    "fixed": (ipaddress.ip_network("127.10.0.0/16"), 3),  # 127.10.0.3 on
+    "floating": (ipaddress.ip_network("127.24.0.0/16"), 4 * 256 + 10),  # 127.24.4.10 on
 }
+LOCAL = ipaddress.ip_network("127.0.0.0/8")
 
 
 def _ipam_path():
@@ -134,6 +138,14 @@ class _Ipam:
         used = {v["ip"] for v in self.data.values()}
         if requested:
             ip = str(requested)
+            try:
+                addr = ipaddress.ip_address(ip)
+            except ValueError:
+                raise exception.Error("localcloud IPAM: %r is not an address" % ip) from None
+            if addr not in LOCAL or str(addr) == "127.0.0.1":
+                raise exception.Error(
+                    "localcloud IPAM: %s is not a local address the cloud may hand out "
+                    "(127.0.0.0/8 but 127.0.0.1, where the services listen)" % ip)
         else:
             net, offset = POOLS[pool]
             ip = None
@@ -153,6 +165,33 @@ class _Ipam:
     def release(self, owner):
         for key in [k for k in self.data if k.startswith((owner + "/", owner + "#"))]:
             del self.data[key]
+
+
+def _servers_dir():
+    path = os.environ.get("LOCALCLOUD_SERVERS_DIR") or "/tmp/localcloud-heat-servers"
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def store_user_data(server_id, user_data):
+    """Keep (or, with None, forget) a server's user data where only the cloud reads it.
+
+    Real Nova shows user data to an admin only (microversion 2.3, OS-EXT-SRV-ATTR:user_data);
+    here the node simulator reads ``<servers dir>/<server id>.user_data`` instead: an attribute
+    would show the node's credentials to the stack owner.
+    """
+    path = os.path.join(_servers_dir(), "%s.user_data" % server_id)
+    if user_data is None:
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        return
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(str(user_data))
+    os.replace(tmp, path)
 
 
 def _mac(seed):
@@ -324,15 +363,26 @@ def build_loadbalancer(owner, params, ctx, ipam):
     return attrs
 
 
-def build_subnet(owner, params, ctx, ipam):
-    cidr = params.get("cidr") or "10.0.0.0/24"
+def local_cidr(cidr):
+    """The subnet's network, refused unless it lies in 127.0.0.0/8."""
     try:
         net = ipaddress.ip_network(cidr, strict=False)
-        gw = params.get("gateway_ip") or str(net.network_address + 1)
-        pools = _members(params.get("allocation_pools")) or [
-            {"start": str(net.network_address + 2), "end": str(net.broadcast_address - 1)}]
     except ValueError:
-        gw, pools = params.get("gateway_ip"), []
+        raise exception.Error("localcloud: %r is not a CIDR" % cidr) from None
+    if net.version != 4 or not net.subnet_of(LOCAL):
+        raise exception.Error(
+            "localcloud: subnet %s is outside 127.0.0.0/8; the local cloud hands out local "
+            "addresses only (use e.g. 127.10.0.0/16, or the cluster template's fixed_network "
+            "'private')" % cidr)
+    return net
+
+
+def build_subnet(owner, params, ctx, ipam):
+    cidr = params.get("cidr") or str(POOLS["fixed"][0])
+    net = local_cidr(cidr)
+    gw = params.get("gateway_ip") or str(net.network_address + 1)
+    pools = _members(params.get("allocation_pools")) or [
+        {"start": str(net.network_address + 2), "end": str(net.broadcast_address - 1)}]
     attrs = {
         "id": owner, "name": params.get("name") or params.get("_stack_name"),
         "network_id": params.get("network") or params.get("network_id"),
@@ -405,8 +455,11 @@ class FakeResource(resource.Resource):
                 raise exception.Error(
                     "Server %s failed to boot: %s" % (params.get("name") or owner, reason))
         ctx = {"project_id": self.context.project_id, "user_id": self.context.user_id}
+        user_data = params.pop("user_data", None)
         with _Ipam() as ipam:
             attrs = BUILDERS[kind](owner, params, ctx, ipam)
+        if kind == "server":
+            store_user_data(owner, user_data)
         self.data_set("attrs", json.dumps(attrs))
         return owner
 
@@ -423,6 +476,7 @@ class FakeResource(resource.Resource):
         if owner:
             with _Ipam() as ipam:
                 ipam.release(owner)
+            store_user_data(owner, None)
         return None
 
     def _resolve_attribute(self, name):

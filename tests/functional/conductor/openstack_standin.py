@@ -103,11 +103,11 @@ class Stack:
             masters = int(self.params.get("number_of_masters", 1))
             minions = int(self.params.get("number_of_minions", 1))
             data["outputs"] = [
-                {"output_key": "api_address", "output_value": "172.24.4.10"},
+                {"output_key": "api_address", "output_value": "127.24.4.10"},
                 {"output_key": "kube_masters",
-                 "output_value": [f"172.24.4.{20 + i}" for i in range(masters)]},
+                 "output_value": [f"127.24.4.{20 + i}" for i in range(masters)]},
                 {"output_key": "kube_minions",
-                 "output_value": [f"172.24.4.{100 + i}" for i in range(minions)]},
+                 "output_value": [f"127.24.4.{100 + i}" for i in range(minions)]},
             ]
         return data
 

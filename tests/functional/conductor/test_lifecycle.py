@@ -22,13 +22,13 @@ def test_create_resize_delete(conductor, standin):
         lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
         == states.CREATE_COMPLETE and c, what="CREATE_COMPLETE")
     assert row.operation is None and row.lock_owner is None
-    assert row.api_address == "https://172.24.4.10:6443"
+    assert row.api_address == "https://127.24.4.10:6443"
     assert row.trust_id and row.trustee_password and "secret" not in row.trustee_password
     assert all(getattr(row, f) for f in ("ca_cert_ref", "magnum_cert_ref",
                                          "etcd_ca_cert_ref", "front_proxy_ca_cert_ref"))
     ngs = {ng.name: ng for ng in nodegroups.list(None, {"cluster_id": cluster.uuid})}
     assert ngs["default-worker"].stack_id == row.stack_id
-    assert ngs["default-worker"].node_addresses == ["172.24.4.100"]
+    assert ngs["default-worker"].node_addresses == ["127.24.4.100"]
     assert len(standin.stacks_named(cluster.name)) == 1
 
     worker = ngs["default-worker"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import types
 import uuid
-from pathlib import Path
 
 import pytest
 from oslo_config import cfg
@@ -26,11 +25,9 @@ from magnum_conductor.identity import keystone, trust
 from magnum_conductor.status.sync import StatusSync
 
 CONF = cfg.CONF
-REPO = Path(__file__).resolve().parents[3]
 TEMPLATE = {"heat_template_version": "queens",
             "resources": {"nothing": {"type": "OS::Heat::None"}},
-            "outputs": {"api_address": {"value": "10.0.0.5"}}}
-
+            "outputs": {"api_address": {"value": "127.10.0.5"}}}
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ simulator plays each booted node's last step, signalling the node's wait conditi
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import itertools
 import urllib.parse
 
@@ -24,6 +25,19 @@ SHAPES = sorted({parameters.Features(existing_network=e, master_lb=lb, floating_
                                      boot_volume=boot, tls_disabled=lb and tls)
                  for e, lb, fip, etcd, vol, boot, tls in itertools.product(*[[False, True]] * 7)},
                 key=dataclasses.astuple)
+
+
+#: The local cloud's seeded network (127.10.0.0/16, no DHCP): the drivers' own private subnet
+#: has DHCP on, which real Neutron refuses on a loopback subnet.
+LOCAL_NETWORK = {"fixed_network": "private", "fixed_subnet": "private-subnet"}
+
+
+def _all_local(outputs) -> None:
+    """Every address the stack reports is in 127.0.0.0/8 (the local cloud hands out no other)."""
+    hosts = [urllib.parse.urlsplit(outputs.api_address).hostname]
+    hosts += [a for addresses in outputs.node_addresses.values() for a in addresses]
+    assert hosts and all(ipaddress.ip_address(h) in ipaddress.ip_network("127.0.0.0/8")
+                         for h in hosts), hosts
 
 
 def _has_cinder(resources) -> bool:
@@ -94,7 +108,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     image = _image(resources, driver.profile.os_distro)
     ct = support.template(floating_ip_enabled=True, cluster_distro=driver.profile.os_distro,
                           image_id=image, keypair_id=None, master_lb_enabled=lb,
-                          labels={"kube_tag": "v1.31.4", **etcd})
+                          labels={"kube_tag": "v1.31.4", **etcd}, **LOCAL_NETWORK)
     cl = support.cluster(ct, name=f"lc-{driver_name[4:14]}", keypair=None)
     ngs = support.default_nodegroups(cl, masters, 1)
     for ng in ngs:
@@ -113,6 +127,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert len(out.node_addresses[master.uuid]) == masters
     assert len(out.node_addresses[worker.uuid]) == 1
     assert out.coe_version == "v1.31.4"
+    _all_local(out)
     if lb:
         host = urllib.parse.urlsplit(out.api_address).hostname
         assert host not in out.node_addresses[master.uuid]
@@ -147,11 +162,12 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert driver.stack_ids(cl, ngs)[extra.uuid] == ng_stack
 
     # Upgrade: a downgrade is refused; a newer version replaces every node, masters first.
-    older = support.template(labels={"kube_tag": "v1.30.9", **etcd})
+    older = support.template(labels={"kube_tag": "v1.30.9", **etcd}, **LOCAL_NETWORK)
     with pytest.raises(exception.InvalidParameterValue):
         driver.upgrade_cluster(resources, cl, ct, older, ngs, master, 1)
     newer = support.template(image_id=image, floating_ip_enabled=True, keypair_id=None,
-                             master_lb_enabled=lb, labels={"kube_tag": "v1.32.1", **etcd})
+                             master_lb_enabled=lb, labels={"kube_tag": "v1.32.1", **etcd},
+                             **LOCAL_NETWORK)
     before = set(_servers(heat, stack_id).values())
     driver.upgrade_cluster(resources, cl, ct, newer, ngs, master, 1)
     stack = wait(heat, stack_id)

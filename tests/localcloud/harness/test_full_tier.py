@@ -23,7 +23,7 @@ def test_seed_data(admin_session, demo_session):
     public = neutron.list_networks(name="public")["networks"]
     assert public and public[0]["router:external"] is True
     subnet = neutron.list_subnets(network_id=public[0]["id"])["subnets"][0]
-    assert subnet["cidr"] == "172.24.4.0/24"
+    assert subnet["cidr"] == "127.24.4.0/24"
 
 
 def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, stack_name, lc):
@@ -49,7 +49,7 @@ def test_heat_builds_real_servers_and_ports(heat_demo, demo_session, stacks, sta
         assert servers[name].status == "ACTIVE"
         addrs = [a["addr"] for net in servers[name].addresses.values() for a in net]
         assert fixed in addrs
-        assert ipaddress.ip_address(floating) in ipaddress.ip_network("172.24.4.0/24")
+        assert ipaddress.ip_address(floating) in ipaddress.ip_network("127.24.4.0/24")
         assert fips[floating]["fixed_ip_address"] == fixed
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
@@ -69,7 +69,7 @@ def test_heat_builds_octavia_load_balancers(heat_demo, demo_session, stacks, sta
     assert len(lb["listeners"]) == 1 and len(lb["pools"]) == 1
     members = demo_session.get("%s/v2/lbaas/pools/%s/members" % (url, lb["pools"][0]["id"]))
     (member,) = members.json()["members"]  # a real member: its delete must not go to ERROR
-    assert member["address"] == "10.0.0.10" and member["provisioning_status"] == "ACTIVE"
+    assert member["address"] == "127.11.4.10" and member["provisioning_status"] == "ACTIVE"
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
     gone = demo_session.get(url + "/v2/lbaas/loadbalancers/" + out["lb_id"], raise_exc=False)
@@ -85,14 +85,14 @@ def test_floating_ip_on_a_load_balancer_vip(heat_demo, demo_session, stacks, sta
 
     sid, stack, _ = lc.create_complete(heat_demo, stacks, stack_name, "lb_fip_full.yaml")
     out = lc.outputs(stack)
-    assert out["vip_address"] == "10.0.0.50"
+    assert out["vip_address"] == "127.11.3.50"
     neutron = neutron_client.Client(session=demo_session, region_name="RegionOne")
     port = neutron.show_port(out["vip_port_id"])["port"]
-    assert [ip["ip_address"] for ip in port["fixed_ips"]] == ["10.0.0.50"]
+    assert [ip["ip_address"] for ip in port["fixed_ips"]] == ["127.11.3.50"]
     assert port["device_owner"] == "Octavia" and port["device_id"] == "lb-" + out["lb_id"]
     fip = neutron.show_floatingip(out["floating_ip_id"])["floatingip"]
-    assert fip["port_id"] == port["id"] and fip["fixed_ip_address"] == "10.0.0.50"
-    assert ipaddress.ip_address(out["floating_ip"]) in ipaddress.ip_network("172.24.4.0/24")
+    assert fip["port_id"] == port["id"] and fip["fixed_ip_address"] == "127.11.3.50"
+    assert ipaddress.ip_address(out["floating_ip"]) in ipaddress.ip_network("127.24.4.0/24")
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
     for show, ident in ((neutron.show_port, port["id"]), (neutron.show_floatingip, fip["id"])):

@@ -12,8 +12,9 @@ import re
 import pytest
 from heatclient import exc
 
-FIXED = ipaddress.ip_network("10.0.0.0/16")
-FLOATING = ipaddress.ip_network("172.24.0.0/16")
+# lite: the fixed pool 127.10.0.0/16; full: the test templates' own subnets 127.11.x.0/24
+FIXED = ipaddress.ip_network("127.10.0.0/15")
+FLOATING = ipaddress.ip_network("127.24.0.0/16")
 
 
 def _create(heat, stacks, name, lc, **params):
@@ -175,7 +176,7 @@ def test_facades_take_magnum_shaped_properties(heat_demo, stacks, stack_name, lc
     assert out["server_show"]["status"] == "ACTIVE"
     assert out["server_show"]["metadata"] == {"metering.server_group": "master"}
     assert out["volume_status"] == "available"
-    assert out["subnet_cidr"] == "10.0.0.0/24"
+    assert out["subnet_cidr"] == "127.11.5.0/24"
     assert ipaddress.ip_address(out["vip"]) in FIXED and out["vip"] != ip
     assert ipaddress.ip_address(out["floating_ip"]) in FLOATING
     heat_demo.stacks.delete(sid)
@@ -191,3 +192,17 @@ def test_wait_condition_count_growing_with_updates(heat_demo, stacks, stack_name
     assert took < 120, took  # not the condition's 300 s timeout
     heat_demo.stacks.delete(sid)
     lc.wait_deleted(heat_demo, sid)
+
+
+def test_a_subnet_outside_loopback_is_refused(heat_demo, stacks, stack_name, lc):
+    """Nothing the cloud hands out may leave the machine: 10.x (DHCP off, so real Neutron
+    would take it) fails with a message saying so, on either tier."""
+    template = {"heat_template_version": "2021-04-16", "resources": {
+        "net": {"type": "OS::Neutron::Net"},
+        "subnet": {"type": "OS::Neutron::Subnet", "properties": {
+            "network": {"get_resource": "net"}, "cidr": "10.0.0.0/24", "enable_dhcp": False}}}}
+    sid = heat_demo.stacks.create(stack_name=stack_name, template=template)["stack"]["id"]
+    stacks.append(sid)
+    stack, _ = lc.wait_stack(heat_demo, sid)
+    assert stack.stack_status == "CREATE_FAILED"
+    assert "10.0.0.0/24 is outside 127.0.0.0/8" in stack.stack_status_reason
