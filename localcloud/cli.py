@@ -8,7 +8,7 @@ import shutil
 import sys
 import time
 
-from . import infra, procs, rest
+from . import guard, infra, procs, rest
 from .cloud import Cloud
 from .config import auth_url
 from .full import FullCloud
@@ -52,6 +52,7 @@ def _up(args):
         _down(layout)
     cloud = FullCloud(layout) if tier == "full" else Cloud(layout, tier)
     try:
+        guard_services(layout)
         cloud.up()
     except StartError as e:
         print("localcloud up FAILED: %s" % e, file=sys.stderr)
@@ -67,6 +68,27 @@ def _up(args):
     return 0
 
 
+def guard_services(layout):
+    """Run the cloud's services under the network guard (localcloud/guard.py): its cgroup and
+    table are made once; services already running are moved in, new ones start inside."""
+    if not guard.disabled() and guard.unavailable() == guard.NO_NFT and os.geteuid() == 0:
+        infra.apt_install("nftables")
+    why = "MAGNUM_NET_GUARD=off" if guard.disabled() else guard.unavailable()
+    if why:
+        log("WARNING: the local cloud's services run without the network guard (%s)" % why)
+        return
+    cloud = guard.cloud_guard()
+    if not cloud.active():
+        cloud.start()
+    for name in all_known_services():
+        pid = procs.running_pid(layout, name)
+        for member in procs.group_members(pid) if pid else ():
+            try:
+                cloud.enter(member)
+            except OSError:
+                pass  # exited meanwhile
+
+
 # ----------------------------------------------------------------------------- down
 
 def _down(layout):
@@ -74,6 +96,8 @@ def _down(layout):
     # the node simulator first (it would signal half-stopped stacks), then everything at once
     stopped = procs.stop_many(layout, ["nodesim"])
     stopped += procs.stop_many(layout, [n for n in names if n != "nodesim"])
+    if not guard.unavailable():
+        guard.cloud_guard().stop()  # kept while anything still runs inside
     return stopped
 
 

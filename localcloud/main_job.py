@@ -4,6 +4,8 @@
      Glance; MariaDB and RabbitMQ are installed/started if needed);
   2. sets up the project's virtualenv .venv (pip install -e '.[test]') if it is missing,
      and fetches Debian's kubectl (kubernetes-client) if it is not here;
+  From here on the job runs under the network guard (localcloud/guard.py): its processes
+  may connect to 127.0.0.0/8 only, anything else is refused, listed, and fails the job.
   3. writes a magnum.conf for this run under .localcloud/magnum/runs/ (RabbitMQ vhost of
      its own, the database chosen by --db / MAGNUM_DB, the local cloud's
      magnum-localcloud.conf as a second --config-file, a kept [crypto] encryption_key),
@@ -29,6 +31,7 @@ import subprocess
 import sys
 import time
 
+from localcloud import guard
 from localcloud.scenario import kubectl, paths, services  # the standard-library-only parts
 
 REPO = str(paths.REPO)
@@ -102,8 +105,13 @@ def main(argv):
     env = dict(os.environ, MAIN_JOB_T0=str(t0), MAIN_JOB_STEPS=json.dumps(steps))
     forwarded = ["--db", args.db] + [f"--{flag.replace('_', '-')}" for flag in
                                      ("keep", "no_faults", "faults_only") if getattr(args, flag)]
-    return subprocess.run([paths.venv_bin("python"), "-m", "localcloud.scenario.main",
-                           *forwarded], env=env, cwd=REPO).returncode
+    # Package installs are done: from here on the job's processes may only reach 127.0.0.0/8
+    try:
+        return guard.run_command(f"mainjob-{os.getpid()}", [
+            paths.venv_bin("python"), "-m", "localcloud.scenario.main", *forwarded], env=env,
+            cwd=REPO)
+    except guard.GuardError as exc:
+        sys.exit(f"main-job: {exc}")
 
 
 if __name__ == "__main__":

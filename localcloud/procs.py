@@ -9,6 +9,8 @@ import time
 import urllib.error
 import urllib.request
 
+from . import guard
+
 
 class StartError(RuntimeError):
     pass
@@ -102,7 +104,8 @@ def start(layout, name, argv, env=None, cwd=None, watch=()):
     """Start argv as its own session (process group), output appended to logs/<name>.log.
 
     If it is already running from the same command, environment and watched files (configs,
-    code), leave it; if any of those changed, restart it."""
+    code), leave it; if any of those changed, restart it. When the local cloud's network
+    guard is active the process starts inside its cgroup."""
     fp = fingerprint(argv, env, watch)
     pid = running_pid(layout, name)
     if pid:
@@ -110,6 +113,7 @@ def start(layout, name, argv, env=None, cwd=None, watch=()):
             return pid, False
         log("%s: configuration or code changed, restarting it" % name)
         stop(layout, name)
+    cloud = guard.cloud_guard()
     full_env = dict(os.environ)
     full_env.pop("PYTHONPATH", None)
     full_env.pop("VIRTUAL_ENV", None)
@@ -126,6 +130,7 @@ def start(layout, name, argv, env=None, cwd=None, watch=()):
         env=full_env,
         cwd=cwd or layout.root,
         start_new_session=True,
+        preexec_fn=cloud.preexec() if cloud.active() else None,
     )
     logf.close()
     with open(layout.pidfile(name), "w") as f:
