@@ -428,10 +428,10 @@ class ClusterLife(_Base):
 
     def wait_healthy_again(self) -> None:
         self.kubectl_healthz("rotated")
-        # health saved before the rotation may still show: let two polls pass first
+        # health saved before the rotation may still show: let a poll with the new CA pass
         interval = paths.health_polling_interval()
-        self.n.detail(f"waiting {2 * interval + 1}s: two health polls after the rotation")
-        time.sleep(2 * interval + 1)
+        self.n.detail(f"waiting {interval + 2}s: a health poll after the rotation")
+        time.sleep(interval + 2)
         self.wait_healthy()
 
     def _workers(self) -> dict[str, Any]:
