@@ -10,13 +10,12 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 
 
-def _accepted(label) -> str:
+def _accepted(label, labels) -> str:
     if label.choices:
         return ", ".join(repr(choice) for choice in label.choices)
-    if label.kind == "version" and label.minimum:
+    if label.kind == labels.VERSION and label.minimum:
         return "version (vX.Y.Z), v%s or newer" % ".".join(map(str, label.minimum))
-    return {"bool": "true / false", "int": "integer", "cidr": "CIDR",
-            "cidrs": "comma-separated CIDRs", "version": "version (vX.Y.Z)"}.get(label.kind, "")
+    return labels.KIND_DESCRIPTIONS.get(label.kind, "")
 
 
 def _row(*cells: str) -> nodes.row:
@@ -46,7 +45,9 @@ class LabelsDirective(Directive):
         for name, label in sorted(labels.LABELS.items()):
             default = "(unset)" if label.default is None else repr(label.default)
             scope = "cluster only" if name in labels.CLUSTER_ONLY else "cluster, node group"
-            body += _row(name, default, _accepted(label), scope)
+            if name in labels.NODE_ENV:
+                scope += "; read by the nodes"
+            body += _row(name, default, _accepted(label, labels), scope)
         group += body
         return [table]
 

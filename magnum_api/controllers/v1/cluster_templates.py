@@ -11,7 +11,7 @@ from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_api.schemas import types
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import exception, utils
+from magnum_common import exception, grammar, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.drivers import registry
@@ -94,6 +94,8 @@ class ClusterTemplatesController(base.RestController):
         body = base.body()
         ctx = base.context()
         values = {k: v for k, v in body.items() if v is not None}
+        values["labels"] = types.stringify_labels(values.get("labels")) or {}
+        grammar.check(grammar.TEMPLATE, values)
         coe = values["coe"]
         rules.check_server_type(values.get("server_type"))
         values.setdefault("network_driver", rules.default_network_driver(coe))
@@ -106,13 +108,13 @@ class ClusterTemplatesController(base.RestController):
         os_distro, image_driver = services.os_distro(values["image_id"])
         if os_distro is not None:
             values["cluster_distro"] = os_distro
-        _, driver_name = registry.resolve_driver(
+        driver, driver_name = registry.resolve_driver(
             server_type, values.get("cluster_distro"), coe,
             values.get("driver") or image_driver)
         values["driver"] = driver_name
         policy.authorize(ctx, "clustertemplate:create")
-        labels = types.stringify_labels(values.get("labels")) or {}
-        values["labels"] = labels
+        labels = values["labels"]
+        driver.validate_labels(labels)
         rules.check_resources(services, values, labels)
         for flag, default in schema.BOOLEAN_DEFAULTS.items():
             values.setdefault(flag, default)
@@ -143,6 +145,9 @@ class ClusterTemplatesController(base.RestController):
         changed = {k: patched[k] for k in schema.FIELDS if patched.get(k) != doc.get(k)}
         for key in ("uuid", "project_id", "user_id"):
             changed.pop(key, None)
+        grammar.check(grammar.TEMPLATE, patched, fields=changed)
+        if "labels" in changed:
+            registry.get_driver_for_template(row).validate_labels(patched["labels"])
         coe = patched["coe"]
         rules.check_network_driver(coe, patched.get("network_driver"))
         rules.check_volume_driver(coe, patched.get("volume_driver"))

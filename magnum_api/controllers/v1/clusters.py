@@ -15,7 +15,7 @@ from magnum_api.schemas import types
 from magnum_api.validation import quota
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import conductor_api, exception, states, utils
+from magnum_common import conductor_api, exception, grammar, states, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
@@ -187,6 +187,7 @@ class ClustersController(base.RestController):
             raise exception.NotAuthorized()
         cluster = self._inherit(values, template)
         types.check_stored("labels", cluster["labels"])
+        grammar.check(grammar.CLUSTER, {**values, **cluster})
         driver.validate_labels(cluster["labels"])
         services = Services(ctx)
         size = settings.boot_volume_size(cluster["labels"])

@@ -9,11 +9,11 @@ from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_api.schemas import types
 from magnum_api.validation import nodegroup as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import conductor_api, exception, states, utils
+from magnum_common import conductor_api, exception, grammar, states, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
-from magnum_common.drivers import settings
+from magnum_common.drivers import registry, settings
 
 TAG = "nodegroups"
 FULL = base.Response("The node group.", schema.FULL)
@@ -103,6 +103,8 @@ class NodeGroupController(base.RestController):
         }
         if body.get("docker_volume_size") is not None:
             values["docker_volume_size"] = body["docker_volume_size"]
+        grammar.check(grammar.NODEGROUP, values)
+        registry.get_driver_for_template(template).validate_labels(labels)
         Services(ctx).check_root_disk(values["flavor_id"],
                                       settings.boot_volume_size(cluster_labels))
         if cluster.operation:
@@ -139,6 +141,8 @@ class NodeGroupController(base.RestController):
         rules.check_counts(row.name, row.node_count or 0, min_count,
                            patched.get("max_node_count"))
         rules.check_master(row.name, row.role, node_labels, node_taints)
+        grammar.check(grammar.NODEGROUP, {"node_labels": node_labels,
+                                          "node_taints": node_taints})
         Services(ctx).check_root_disk(row.flavor_id,
                                       settings.boot_volume_size(cluster.labels))
         changes = {"min_node_count": min_count,
