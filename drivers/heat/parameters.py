@@ -1,10 +1,12 @@
 """Translate cluster, template and node group rows into Heat parameters and node settings.
 
 Two outputs per stack: the Heat parameters the templates consume (counts, flavors, images,
-networks, volumes, versions) and, per node role, a *bootstrap environment*: the shell
-settings the node scripts read (trustee credentials, endpoints, every resolved label). The
-environment travels base64-encoded as one hidden parameter so any value reaches the nodes
-intact whatever characters it holds, and the rendered template stays a fixed function of
+networks, volumes, versions) and, per node role, a *bootstrap environment*: the settings the
+node scripts read (credentials, endpoints, the labels they use). Only names the driver
+chooses reach that environment (the labels of ``labels.NODE_ENV``, never a key a tenant
+made up), every tenant value in it has passed its grammar (``magnum_common.grammar``) once
+more, and the node reads it as data, never as shell. The environment travels
+base64-encoded as one hidden parameter, so the rendered template stays a fixed function of
 the cluster's shape.
 """
 
@@ -12,8 +14,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import hashlib
 import json
-import shlex
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -22,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from drivers.heat import labels as label_table
 from drivers.heat.conf import CONF
 from drivers.heat.profile import OsProfile
-from magnum_common import exception
+from magnum_common import exception, grammar
 from magnum_common.drivers import settings
 from magnum_common.drivers.base import ClusterResources
 
@@ -221,14 +223,52 @@ def _kube_tag(labels: dict[str, str], cluster: Any) -> str:
     return labels.get("kube_tag") or cluster.coe_version or label_table.LABELS["kube_tag"].default
 
 
+def _checked(field: str, value: str, check: grammar.Check) -> str:
+    """``value`` once its grammar accepts it (the API checked it; rows of older releases
+    are checked here before they reach a node)."""
+    reason = check(value) if value else None
+    if reason:
+        raise grammar.invalid(field, value, reason)
+    return value
+
+
+def _node_labels(nodegroup: Any) -> str:
+    """The group's Kubernetes node labels as kubelet's ``--node-labels`` list."""
+    labels = _attr(nodegroup, "node_labels") or {}
+    _checked("node_labels", labels, grammar.node_labels)
+    return ",".join(f"{key}={'' if value is None else value}"
+                    for key, value in sorted(labels.items()))
+
+
+def _node_taints(nodegroup: Any) -> str:
+    """The group's taints as kubelet's ``--register-with-taints`` list."""
+    taints = _attr(nodegroup, "node_taints") or []
+    _checked("node_taints", taints, grammar.node_taints)
+    return ",".join(f"{t['key']}={t.get('value') or ''}:{t['effect']}" for t in taints)
+
+
+def node_labels_digest(nodegroup: Any) -> str:
+    """A digest of what the kubelet registers the group's nodes with (labels, taints): a
+    stack parameter, so a change of either is seen and rolled out."""
+    text = json.dumps([_node_labels(nodegroup), _node_taints(nodegroup)])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _exported_labels(labels: dict[str, str]) -> dict[str, str]:
+    """The labels the node scripts read, re-checked, as environment entries."""
+    label_table.validate(labels)
+    return {name.upper(): str(value) for name, value in labels.items()
+            if name in label_table.NODE_ENV}
+
+
 def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
              nodegroups: list[Any], nodegroup: Any, labels: dict[str, str]) -> dict[str, str]:
-    """The shell settings one node group's nodes boot with (keys upper-case)."""
+    """The settings one node group's nodes boot with (keys upper-case): the labels of
+    :data:`labels.NODE_ENV` and what the driver derives; nothing else a tenant sent."""
     trustee = res.trustee()
     cluster_lbls = cluster_labels(cluster, template)
     is_master = settings.is_master(nodegroup)
-    master = settings.default_master(nodegroups)
-    env: dict[str, str] = {name.upper(): str(value) for name, value in sorted(labels.items())}
+    env = _exported_labels(labels)
     tls_disabled = bool(template.tls_disabled)
     cert_api = label_table.parse_bool(cluster_lbls.get("cert_manager_api"))
     ca_key = (res.ca_private_key() or "") if (cert_api and is_master) else ""
@@ -241,49 +281,44 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
     worker_min, worker_max = _scaling_bounds(worker,
                                              nodegroup_labels(cluster, template, worker))
     env.update({
-        "KUBE_TAG": _kube_tag(labels, cluster),
+        "KUBE_TAG": _checked("kube_tag", _kube_tag(labels, cluster), grammar.version),
         "CLUSTER_UUID": cluster.uuid,
-        "CLUSTER_NAME": cluster.name or "",
-        "PROJECT_ID": cluster.project_id or "",
-        "USERNAME": getattr(res.context, "user_name", None) or "",
         "MAGNUM_URL": _magnum_url(res),
         "AUTH_URL": _auth_url(res),
         "REGION_NAME": CONF.drivers.region_name,
         "VERIFY_CA": str(CONF.drivers.verify_ca).lower(),
         "OPENSTACK_CA": _openstack_ca(),
         "TRUSTEE_USER_ID": trustee.user_id or "",
-        "TRUSTEE_USERNAME": trustee.username or "",
         "TRUSTEE_PASSWORD": trustee.password or "",
-        "TRUSTEE_DOMAIN_ID": trustee.domain_id or "",
         "TRUST_ID": trustee.trust_id or "",
-        "OS_DISTRO": profile.os_distro,
         "CONTAINERD_SOURCE": profile.containerd_source,
         "LOGIN_USER": profile.login_user,
         "SELINUX_MANAGED": str(profile.selinux).lower(),
-        "NODEGROUP_NAME": nodegroup.name,
-        "NODEGROUP_ROLE": nodegroup.role or settings.WORKER,
+        "NODEGROUP_NAME": _checked("name", nodegroup.name, grammar.k8s_name),
+        "NODEGROUP_ROLE": _checked("role", nodegroup.role or settings.WORKER, grammar.k8s_name),
+        "NODE_LABELS": _node_labels(nodegroup),
+        "NODE_TAINTS": _node_taints(nodegroup),
         "IS_MASTER": str(is_master).lower(),
-        "NUMBER_OF_MASTERS": str(master.node_count or 1),
         # The first master runs the cluster autoscaler, which scales the default workers.
-        "AUTOSCALER_NODES": f"{worker_min}:{worker_max}:{worker.name}",
+        "AUTOSCALER_NODES": f"{worker_min}:{worker_max}:"
+                            f"{_checked('name', worker.name, grammar.k8s_name)}",
         "HELM_CLIENT_SHA256": _helm_client_sha256(labels),
         "TLS_DISABLED": str(tls_disabled).lower(),
         "NETWORK_DRIVER": template.network_driver or "flannel",
         "VOLUME_DRIVER": template.volume_driver or "",
         "PODS_NETWORK_CIDR": _pods_cidr(template, cluster_lbls),
         "PORTAL_NETWORK_CIDR": cluster_lbls["service_cluster_ip_range"],
-        "DNS_NAMESERVER": template.dns_nameserver or "8.8.8.8",
-        "HTTP_PROXY": template.http_proxy or "",
-        "HTTPS_PROXY": template.https_proxy or "",
-        "NO_PROXY": _no_proxy(template, cluster_lbls),
-        "INSECURE_REGISTRY_URL": template.insecure_registry or "",
-        "REGISTRY_ENABLED": str(bool(template.registry_enabled)).lower(),
-        "DOCKER_STORAGE_DRIVER": template.docker_storage_driver or "overlay2",
-        "EXTERNAL_NETWORK_ID": template.external_network_id or "",
+        "HTTP_PROXY": _checked("http_proxy", template.http_proxy or "", grammar.proxy_url),
+        "HTTPS_PROXY": _checked("https_proxy", template.https_proxy or "", grammar.proxy_url),
+        "NO_PROXY": _checked("no_proxy", _no_proxy(template, cluster_lbls), grammar.no_proxy),
+        "INSECURE_REGISTRY_URL": _checked("insecure_registry", template.insecure_registry or "",
+                                          grammar.registry_host),
+        "EXTERNAL_NETWORK_ID": _checked("external_network_id",
+                                        template.external_network_id or "",
+                                        grammar.openstack_ref),
         "CLOUD_PROVIDER_ENABLED": str(
             _cloud_provider_enabled(template, cluster_lbls, trustee.trust_id)).lower(),
         "OCTAVIA_ENABLED": str(octavia).lower(),
-        "MASTER_LB_ENABLED": str(features(cluster, template, nodegroups).master_lb).lower(),
         "KEYSTONE_AUTH_DEFAULT_POLICY": (
             _keystone_policy(cluster.project_id)
             if label_table.parse_bool(cluster_lbls.get("keystone_auth_enabled"), True)
@@ -291,25 +326,32 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "POST_INSTALL_MANIFEST_URL": CONF.kubernetes.post_install_manifest_url,
         "CA_KEY": base64.b64encode(ca_key.encode()).decode() if ca_key else "",
         "SSH_PUBLIC_KEY": res.keypair_public_key(cluster.keypair) or "",
-        "SWIFT_REGION": (CONF.docker_registry.swift_region or "")
-        if template.registry_enabled else "",
-        "REGISTRY_CONTAINER": CONF.docker_registry.swift_registry_container
-        if template.registry_enabled else "",
     })
     return env
 
 
 def encode_env(env: dict[str, str]) -> str:
-    """``KEY='value'`` lines, shell-quoted, base64-encoded onto one line."""
-    text = "".join(f"{key}={shlex.quote(value)}\n" for key, value in sorted(env.items()))
-    return base64.b64encode(text.encode()).decode()
+    """``KEY=value`` lines, base64-encoded onto one line.
+
+    The node reads the file as data (``load_settings`` in magnum-bootstrap.sh: never
+    sourced), so a value needs no quoting; what it must not hold is a line break, or any
+    other control character, and no name may be one an interpreter reads.
+    """
+    lines = []
+    for key, value in sorted(env.items()):
+        reason = grammar.env_key(key) or grammar.printable(1 << 20)(value)
+        if reason:
+            raise exception.InvalidParameterValue(
+                err=f"Node setting {key!r} cannot be written: {reason}.")
+        lines.append(f"{key}={value}\n")
+    return base64.b64encode("".join(lines).encode()).decode()
 
 
 def decode_env(blob: str) -> dict[str, str]:
     """The inverse of ``encode_env`` (for tests and diagnostics)."""
     env = {}
-    for word in shlex.split(base64.b64decode(blob).decode()):
-        key, _, value = word.partition("=")
+    for line in base64.b64decode(blob).decode().splitlines():
+        key, _, value = line.partition("=")
         env[key] = value
     return env
 

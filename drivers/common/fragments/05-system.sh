@@ -7,11 +7,11 @@ set -euo pipefail
 
 hostnamectl set-hostname "$NODE_NAME" || echo "$NODE_NAME" > /etc/hostname
 
+# The proxies for login shells (/etc/profile.d, read by sh) and for services
+# (proxy.env, an EnvironmentFile= of the units that fetch images).
 if [[ -n "${HTTP_PROXY:-}${HTTPS_PROXY:-}" ]]; then
-    cat > /etc/profile.d/magnum-proxy.sh <<PROXY
-export HTTP_PROXY="${HTTP_PROXY}" HTTPS_PROXY="${HTTPS_PROXY}" NO_PROXY="${NO_PROXY}"
-export http_proxy="${HTTP_PROXY}" https_proxy="${HTTPS_PROXY}" no_proxy="${NO_PROXY}"
-PROXY
+    proxy_profile > /etc/profile.d/magnum-proxy.sh
+    (umask 077 && proxy_env > /etc/magnum/proxy.env)
 fi
 
 if [[ -n "${OPENSTACK_CA:-}" ]]; then
@@ -46,10 +46,12 @@ sysctl --system >/dev/null
 
 if is_true "${SELINUX_MANAGED:-false}" && command -v setenforce >/dev/null; then
     case "${SELINUX_MODE:-enforcing}" in
-        enforcing) setenforce 1 || true ;;
-        *) setenforce 0 || true ;;
+        permissive) mode=permissive ;;
+        disabled) mode=disabled ;;
+        *) mode=enforcing ;;
     esac
-    sed -i "s/^SELINUX=.*/SELINUX=${SELINUX_MODE:-enforcing}/" /etc/selinux/config || true
+    if [[ "$mode" == enforcing ]]; then setenforce 1 || true; else setenforce 0 || true; fi
+    sed -i "s/^SELINUX=.*/SELINUX=${mode}/" /etc/selinux/config || true
 fi
 
 # mount_volume <cinder volume id> <mount point>: format once, mount by device id.

@@ -28,23 +28,29 @@ systemd_cgroup=true
 mkdir -p /etc/containerd
 containerd config default > /etc/containerd/config.toml
 sed -i "s/SystemdCgroup = .*/SystemdCgroup = ${systemd_cgroup}/" /etc/containerd/config.toml
-sed -i "s#sandbox_image = .*#sandbox_image = \"$(image registry.k8s.io/ pause 3.10)\"#" \
-    /etc/containerd/config.toml
+sandbox=$(sed_escape "$(json_quote "$(image registry.k8s.io/ pause 3.10)")")
+sed -i "s#sandbox_image = .*#sandbox_image = ${sandbox}#" /etc/containerd/config.toml
 if [[ -n "${INSECURE_REGISTRY_URL:-}" ]]; then
+    # The registry's host[:port] names a directory: refuse anything that could leave it.
+    [[ "$INSECURE_REGISTRY_URL" =~ ^[A-Za-z0-9.:\[\]-]+$ && "$INSECURE_REGISTRY_URL" != *..* ]] || {
+        log "refusing insecure registry ${INSECURE_REGISTRY_URL@Q}"
+        exit 1
+    }
+    registry="http://${INSECURE_REGISTRY_URL}"
     mkdir -p "/etc/containerd/certs.d/${INSECURE_REGISTRY_URL}"
     cat > "/etc/containerd/certs.d/${INSECURE_REGISTRY_URL}/hosts.toml" <<HOSTS
-server = "http://${INSECURE_REGISTRY_URL}"
-[host."http://${INSECURE_REGISTRY_URL}"]
+server = $(json_quote "$registry")
+[host.$(json_quote "$registry")]
   capabilities = ["pull", "resolve"]
   skip_verify = true
 HOSTS
     sed -i 's#config_path = ""#config_path = "/etc/containerd/certs.d"#' /etc/containerd/config.toml
 fi
-if [[ -n "${HTTP_PROXY:-}${HTTPS_PROXY:-}" ]]; then
+if [[ -s /etc/magnum/proxy.env ]]; then
     mkdir -p /etc/systemd/system/containerd.service.d
-    cat > /etc/systemd/system/containerd.service.d/proxy.conf <<PROXY
+    cat > /etc/systemd/system/containerd.service.d/proxy.conf <<'PROXY'
 [Service]
-Environment="HTTP_PROXY=${HTTP_PROXY}" "HTTPS_PROXY=${HTTPS_PROXY}" "NO_PROXY=${NO_PROXY}"
+EnvironmentFile=/etc/magnum/proxy.env
 PROXY
 fi
 

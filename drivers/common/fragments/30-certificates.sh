@@ -38,6 +38,9 @@ issue_cert scheduler system:kube-scheduler "" ""
 issue_cert front-proxy-client front-proxy-client "" ""
 issue_cert etcd "etcd-${NODE_NAME}" "" "IP:${NODE_IP},IP:127.0.0.1,DNS:localhost"
 
+if [[ -n "${CA_KEY:-}" ]]; then  # cert_manager_api: the cluster signs its own CSRs
+    (umask 077 && echo "$CA_KEY" | base64 -d > "$PKI_DIR/ca.key")
+fi
 echo "$KUBE_SA_KEY" | base64 -d > "$PKI_DIR/sa.pub"
 echo "$KUBE_SA_PRIVATE_KEY" | base64 -d > "$PKI_DIR/sa.key"
 chmod 600 "$PKI_DIR/sa.key"

