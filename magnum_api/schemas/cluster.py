@@ -7,7 +7,7 @@ from typing import Any
 
 from magnum_api import microversion
 from magnum_api.schemas import base, fields, patch, types
-from magnum_common import exception, states
+from magnum_common import exception, grammar, states
 from magnum_common.drivers import settings
 
 INTERNAL = patch.COMMON_INTERNAL + (
@@ -73,6 +73,9 @@ class ClusterPost(base.Body):
     created_at = types.readonly()
     updated_at = types.readonly()
     links = types.readonly()
+
+
+types.with_grammar(ClusterPost, grammar.CLUSTER)
 
 
 class ClusterPatch(base.Body):

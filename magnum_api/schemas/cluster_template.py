@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from magnum_api.schemas import base, fields, patch, types
-from magnum_common import states
+from magnum_common import grammar, states
 
 FIELDS = (
     "uuid", "name", "coe", "image_id", "flavor_id", "master_flavor_id", "keypair_id",
@@ -70,6 +70,8 @@ class ClusterTemplatePost(base.Body):
     updated_at = types.readonly()
     links = types.readonly()
 
+
+types.with_grammar(ClusterTemplatePost, grammar.TEMPLATE)
 
 VIEW = types.view({
     **ClusterTemplatePost.response_fields(FIELDS), "uuid": fields.Uuid(nullable=False),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from magnum_api.schemas import base, fields, patch, types
+from magnum_common import grammar
 
 INTERNAL = patch.COMMON_INTERNAL + (
     "/name", "/cluster_id", "/project_id", "/docker_volume_size", "/labels", "/flavor_id",
@@ -64,6 +65,8 @@ class NodeGroupPost(base.Body):
     updated_at = types.readonly()
     links = types.readonly()
 
+
+types.with_grammar(NodeGroupPost, grammar.NODEGROUP)
 
 _STRING = fields.String(None, 0)
 _INTEGER = fields.Integer(None, None, strings=False)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from typing import Any
 
 from oslo_config import cfg
 
 from magnum_api.schemas import fields
+from magnum_common import grammar
 
 CONF = cfg.CONF
 
@@ -97,6 +99,22 @@ def stringify_labels(value: dict | None) -> dict[str, str] | None:
     if value is None:
         return None
     return {str(k): str(v) for k, v in value.items()}
+
+
+def with_grammar(body: Any, table: Mapping[str, grammar.Check]) -> None:
+    """Attach the grammar of each field of ``table`` (magnum_common.grammar) to the body
+    schema's field of that name: refused with the words the handlers' grammar.check uses."""
+    for name, check in table.items():
+        field = body.attributes[name]
+        field.checks = (*field.checks, _refusing(name, check))
+
+
+def _refusing(name: str, check: grammar.Check) -> fields.Check:
+    def refuse(value: Any) -> None:
+        reason = check(value)
+        if reason:
+            raise fields.FieldError(f"Invalid {name}: {reason}.")
+    return refuse
 
 
 def check_stored(name: str, value: Any) -> None:

@@ -11,7 +11,7 @@ from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_api.schemas import types
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import exception, grammar, utils
+from magnum_common import exception, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.drivers import registry
@@ -95,7 +95,6 @@ class ClusterTemplatesController(base.RestController):
         ctx = base.context()
         values = {k: v for k, v in body.items() if v is not None}
         values["labels"] = types.stringify_labels(values.get("labels")) or {}
-        grammar.check(grammar.TEMPLATE, values)
         coe = values["coe"]
         rules.check_server_type(values.get("server_type"))
         values.setdefault("network_driver", rules.default_network_driver(coe))
@@ -145,7 +144,6 @@ class ClusterTemplatesController(base.RestController):
         changed = {k: patched[k] for k in schema.FIELDS if patched.get(k) != doc.get(k)}
         for key in ("uuid", "project_id", "user_id"):
             changed.pop(key, None)
-        grammar.check(grammar.TEMPLATE, patched, fields=changed)
         if "labels" in changed:
             registry.get_driver_for_template(row).validate_labels(patched["labels"])
         coe = patched["coe"]

@@ -187,7 +187,7 @@ class ClustersController(base.RestController):
             raise exception.NotAuthorized()
         cluster = self._inherit(values, template)
         types.check_stored("labels", cluster["labels"])
-        grammar.check(grammar.CLUSTER, {**values, **cluster})
+        grammar.check(grammar.CLUSTER, cluster)  # what the template gave too
         driver.validate_labels(cluster["labels"])
         services = Services(ctx)
         size = settings.boot_volume_size(cluster["labels"])

@@ -103,7 +103,8 @@ class NodeGroupController(base.RestController):
         }
         if body.get("docker_volume_size") is not None:
             values["docker_volume_size"] = body["docker_volume_size"]
-        grammar.check(grammar.NODEGROUP, values)
+        grammar.check(grammar.NODEGROUP, values)  # labels inherited from the cluster too
+        grammar.check(grammar.NODE_LABELLING, values)
         registry.get_driver_for_template(template).validate_labels(labels)
         Services(ctx).check_root_disk(values["flavor_id"],
                                       settings.boot_volume_size(cluster_labels))
@@ -141,8 +142,8 @@ class NodeGroupController(base.RestController):
         rules.check_counts(row.name, row.node_count or 0, min_count,
                            patched.get("max_node_count"))
         rules.check_master(row.name, row.role, node_labels, node_taints)
-        grammar.check(grammar.NODEGROUP, {"node_labels": node_labels,
-                                          "node_taints": node_taints})
+        grammar.check(grammar.NODE_LABELLING, {"node_labels": node_labels,
+                                               "node_taints": node_taints})
         Services(ctx).check_root_disk(row.flavor_id,
                                       settings.boot_volume_size(cluster.labels))
         changes = {"min_node_count": min_count,
