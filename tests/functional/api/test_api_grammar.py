@@ -47,8 +47,10 @@ def _template_body(**fields):
             "labels": {"kube_tag": "v1.31.4"}, **fields}
 
 
-def _refused(resp, field: str) -> None:
+def _refused(resp, field: str, value: object = "") -> None:
     assert resp.status_int == 400, resp.text
+    if "\x00" in str(value):  # the body layer refuses NUL in any string, before any field
+        return
     assert f"field/attribute {field}." in resp.json["errors"][0]["detail"], resp.text
 
 
@@ -73,7 +75,7 @@ def test_template_fields_refuse_the_hostile_corpus(api, recorder, field):
     for value in TEMPLATE_FIELDS[field]:
         resp = api.post_json("/v1/clustertemplates", _template_body(**{field: value}),
                              headers=headers(), expect_errors=True)
-        _refused(resp, field)
+        _refused(resp, field, value)
     assert _rows() == before
 
 
@@ -107,7 +109,7 @@ def test_cluster_fields_refuse_the_hostile_corpus(api, recorder, field):
         resp = api.post_json("/v1/clusters", {"cluster_template_id": tpl["uuid"],
                                               field: value},
                              headers=headers(), expect_errors=True)
-        _refused(resp, field)
+        _refused(resp, field, value)
     assert _rows() == before and not recorder.calls
 
 
@@ -118,7 +120,7 @@ def test_nodegroup_fields_refuse_the_hostile_corpus(api, recorder, cluster, fiel
         body = {"name": "ng1", field: value}
         resp = api.post_json(f"/v1/clusters/{cluster}/nodegroups", body, headers=headers(),
                              expect_errors=True)
-        _refused(resp, field)
+        _refused(resp, field, value)
     assert _rows() == before and not recorder.calls
 
 

@@ -30,7 +30,8 @@ from drivers.heat import bootstrap, parameters
 from drivers.heat import labels as label_table
 from drivers.k8s_fedora_coreos_v1.driver import Driver
 from magnum_common import exception, grammar
-from tests.unit.drivers import node_harness, support, systemd_model
+from tests.unit.drivers import support
+from tests.unit.drivers.common import node_harness, systemd_model
 
 PROFILE = Driver.profile
 FRAGMENTS = bootstrap.fragment_paths()
