@@ -202,9 +202,38 @@ class KubernetesHeatDriver(Driver):
             heat, name, self._render_nodegroup(cluster, template, nodegroups, nodegroup),
             params, cluster.create_timeout)
 
+    @retry.operation()
     def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroup: Any) -> None:
-        """Min/max node counts are the autoscaler's business: no stack change is needed."""
+                         nodegroups: list[Any], nodegroup: Any) -> None:
+        """Roll new node labels / taints onto the group's nodes, batch by batch as an upgrade
+        does (the kubelet registers a node with them once, at boot). Min/max node counts are
+        the autoscaler's business: no stack change. The stack keeps a digest of what its
+        nodes registered with, so a replayed update rolls nothing twice."""
+        heat = client.heat(res.session())
+        default = nodegroup.is_default
+        stack_id = cluster.stack_id if default else nodegroup.stack_id
+        if settings.is_master(nodegroup) or not stack_id:
+            return
+        key = "worker_node_labels_digest" if default else "node_labels_digest"
+        digest = parameters.node_labels_digest(nodegroup)
+        current = self._current_parameters(heat, stack_id)
+        if (current.get(key) or parameters.NO_NODE_LABELS_DIGEST) == digest:
+            return
+        if default:
+            full = parameters.cluster_parameters(res, self.profile, cluster, template,
+                                                 nodegroups, None)
+            params = {"worker_bootstrap_env": full["worker_bootstrap_env"], key: digest,
+                      "worker_generation": upgrade.next_generation(
+                          current.get("worker_generation"))}
+            rendered = self._render_cluster(cluster, template, nodegroups)
+        else:
+            full = parameters.nodegroup_parameters(
+                res, self.profile, cluster, template, nodegroups, nodegroup,
+                stack_ops.live_outputs(heat, cluster.stack_id))
+            params = {"bootstrap_env": full["bootstrap_env"], key: digest,
+                      "generation": upgrade.next_generation(current.get("generation"))}
+            rendered = self._render_nodegroup(cluster, template, nodegroups, nodegroup)
+        stack_ops.patch(heat, stack_id, params, rendered=rendered)
 
     @retry.operation(missing_ok=True)
     def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:

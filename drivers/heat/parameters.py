@@ -247,11 +247,18 @@ def _node_taints(nodegroup: Any) -> str:
     return ",".join(f"{t['key']}={t.get('value') or ''}:{t['effect']}" for t in taints)
 
 
+def _digest(node_labels: str, node_taints: str) -> str:
+    return hashlib.sha256(json.dumps([node_labels, node_taints]).encode()).hexdigest()[:16]
+
+
 def node_labels_digest(nodegroup: Any) -> str:
     """A digest of what the kubelet registers the group's nodes with (labels, taints): a
     stack parameter, so a change of either is seen and rolled out."""
-    text = json.dumps([_node_labels(nodegroup), _node_taints(nodegroup)])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return _digest(_node_labels(nodegroup), _node_taints(nodegroup))
+
+
+#: The digest of a group without node labels or taints (stacks older than the parameter).
+NO_NODE_LABELS_DIGEST = _digest("", "")
 
 
 def _exported_labels(labels: dict[str, str]) -> dict[str, str]:
@@ -427,6 +434,7 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "worker_bootstrap_env": encode_env(
             node_env(res, profile, cluster, template, nodegroups, worker,
                      nodegroup_labels(cluster, template, worker))),
+        "worker_node_labels_digest": node_labels_digest(worker),
     })
     if service_account is not None:
         params["kube_service_account_key"] = service_account.public
@@ -458,5 +466,6 @@ def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any
         "generation": 0,
         "bootstrap_env": encode_env(
             node_env(res, profile, cluster, template, nodegroups, nodegroup, labels)),
+        "node_labels_digest": node_labels_digest(nodegroup),
     })
     return params

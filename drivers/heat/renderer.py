@@ -17,7 +17,7 @@ from drivers.heat import bootstrap
 from drivers.heat.parameters import Features
 
 #: Bumped whenever a template change matters to running stacks (shown in descriptions).
-TEMPLATE_VERSION = "1.1.0"
+TEMPLATE_VERSION = "1.2.0"
 
 DRIVERS_DIR = pathlib.Path(__file__).resolve().parent.parent
 SHARED_TEMPLATES = DRIVERS_DIR / "heat" / "templates"

@@ -171,8 +171,10 @@ class Driver(abc.ABC):
 
     @abc.abstractmethod
     def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroup: Any) -> None:
-        """Apply a node group's changed settings (min/max counts need no stack change)."""
+                         nodegroups: list[Any], nodegroup: Any) -> None:
+        """Apply a node group's changed settings to its nodes (node labels and taints);
+        min/max counts need no stack change. Idempotent: settings the nodes have already
+        are not applied twice."""
 
     @abc.abstractmethod
     def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:

@@ -41,7 +41,7 @@ def run_update(job: Job) -> None:
     job.resources.check_auth()
     try:
         job.driver.update_nodegroup(job.resources, job.cluster, job.template,
-                        ng)
+                                    job.nodegroups(), ng)
     except Exception as exc:
         if not job.sent_already(exc):
             raise

@@ -104,7 +104,7 @@ class StandinDriver(Driver):
         return _find_or_create(_heat(res), stack_name(cluster, nodegroup),
                                {"number_of_minions": nodegroup.node_count}, None)
 
-    def update_nodegroup(self, res, cluster, template, nodegroup):
+    def update_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
         return None
 
     @retry.operation(missing_ok=True)

@@ -153,3 +153,22 @@ def test_features_follow_the_cluster_over_the_template():
                                      "labels": {"master_lb_floating_ip_enabled": "true"}})
     f = parameters.features(cl, ct, ngs)
     assert f.master_lb and not f.floating_ip and f.lb_floating_ip and f.existing_network
+
+
+def test_stacks_record_what_their_workers_registered_with():
+    """A digest of node labels and taints rides on the stacks: a PATCH of either is seen."""
+    res, ct, cl, ngs = _build()
+    worker = ngs[1]
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    assert p["worker_node_labels_digest"] == parameters.NO_NODE_LABELS_DIGEST
+    worker.node_labels = {"workload": "web"}
+    labelled = parameters.node_labels_digest(worker)
+    worker.node_taints = [{"key": "k", "value": "", "effect": "NoSchedule"}]
+    tainted = parameters.node_labels_digest(worker)
+    assert len({parameters.NO_NODE_LABELS_DIGEST, labelled, tainted}) == 3
+    env = parameters.decode_env(
+        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["worker_bootstrap_env"])
+    assert (env["NODE_LABELS"], env["NODE_TAINTS"]) == ("workload=web", "k=:NoSchedule")
+    extra = support.nodegroup(cl, "gpu", "worker", 1, False, node_labels={"gpu": "yes"})
+    params = parameters.nodegroup_parameters(res, PROFILE, cl, ct, ngs + [extra], extra, {})
+    assert params["node_labels_digest"] == parameters.node_labels_digest(extra)
