@@ -13,7 +13,6 @@ Runs in the cloud's virtualenv (``cryptography`` and ``PyYAML`` come with its se
 import base64
 import ipaddress
 import json
-import shlex
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -116,18 +115,14 @@ def user_data_files(user_data):
     return files
 
 
-def parse_env(text, quoted):
-    """``KEY=value`` lines: shell-quoted (bootstrap.env) or as Heat filled them in."""
+def parse_env(text):
+    """``KEY=value`` lines, the value verbatim (bootstrap.env as the driver writes it,
+    runtime.env as Heat filled it in), as magnum-bootstrap's load_settings reads them."""
     env = {}
-    if quoted:
-        for word in shlex.split(text or ""):
-            key, _, value = word.partition("=")
-            env[key] = value
-        return env
     for line in (text or "").splitlines():
-        key, sep, value = line.strip().partition("=")
-        if sep and key:
-            env[key] = value
+        key, sep, value = line.partition("=")
+        if sep and key.strip():
+            env[key.strip()] = value
     return env
 
 
@@ -136,8 +131,8 @@ def read_node(server_id, user_data):
     files = user_data_files(user_data)
     if BOOTSTRAP_ENV not in files:
         return None
-    env = parse_env(files[BOOTSTRAP_ENV], quoted=True)
-    env.update(parse_env(files.get(RUNTIME_ENV, ""), quoted=False))
+    env = parse_env(files[BOOTSTRAP_ENV])
+    env.update(parse_env(files.get(RUNTIME_ENV, "")))
     return Node(server_id, env)
 
 
