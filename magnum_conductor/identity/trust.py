@@ -15,6 +15,8 @@ Public API:
     ``trustee_username(cluster) -> str``,
     ``create_trustee_and_trust(context, cluster) -> dict`` (``trustee_username``,
     ``trustee_user_id``, ``trustee_password`` (encrypted), ``trust_id``),
+    ``create_rotated_trustee_and_trust(context, cluster, generation) -> dict`` (the same,
+    a second pair from the rotating user, for a credential rotation),
     ``delete_trustee_and_trust(context, cluster) -> bool``,
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
     ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
@@ -94,9 +96,32 @@ def create_trustee_and_trust(context: RequestContext, cluster: Any) -> dict[str,
     before anything is created) and ``TrusteeOrTrustToClusterFailed``, with Keystone's
     error in the message, for any Keystone failure.
     """
+    return _trustee_and_trust(context, cluster, trustee_username(cluster))
+
+
+def rotated_trustee_username(cluster: Any, generation: str) -> str:
+    return f"{trustee_username(cluster)}_{generation}"
+
+
+def create_rotated_trustee_and_trust(context: RequestContext, cluster: Any,
+                                     generation: str) -> dict[str, str]:
+    """A new trustee and a new trust for a credential rotation; values for the cluster row.
+
+    The trustor is the rotating user (a member of the cluster's project): the cluster's
+    creator may have left. The current trustee and trust stay valid until
+    ``delete_trustee_and_trust`` retires them. Idempotent for one ``generation`` (a replayed
+    rotation reuses the trustee of that name and the rotator's trust to it).
+    """
+    if context.project_id != cluster.project_id:
+        raise exception.TrusteeOrTrustToClusterFailed(
+            f"Credentials of cluster {cluster.uuid} can only be rotated from its project",
+            cluster_uuid=cluster.uuid)
+    return _trustee_and_trust(context, cluster, rotated_trustee_username(cluster, generation))
+
+
+def _trustee_and_trust(context: RequestContext, cluster: Any, name: str) -> dict[str, str]:
     password = utils.generate_password()
     encrypted = crypto.encrypt(password)
-    name = trustee_username(cluster)
     try:
         admin_kc = keystone.client(keystone.domain_admin_session())
         user, created = _ensure_trustee(admin_kc, keystone.trustee_domain_id(), name, password)

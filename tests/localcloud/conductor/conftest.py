@@ -29,6 +29,7 @@ def localcloud_conf(localcloud):
     from keystoneauth1 import loading as ks_loading
     from oslo_config import cfg
 
+    from drivers.heat import conf as _heat_conf  # noqa: F401 - registers [heat_client]
     from magnum_conductor.identity import crypto, keystone
 
     conf = cfg.CONF

@@ -186,3 +186,62 @@ def test_a_bare_token_context_works(conf, demo):
     ctx = RequestContext(auth_token=demo.auth_token, project_id=demo.project_id)
     sess = keystone.session_for_context(ctx)
     assert sess.get_user_id() == demo.user_id
+
+
+@pytest.fixture
+def departed_creator(conf, demo):
+    """A member of demo's project who creates a cluster's trust and then leaves Keystone."""
+    from keystoneauth1 import session as ks_session
+    from keystoneauth1.identity import v3
+
+    admin_kc = keystone.client(keystone.admin_session())
+    password = uuid.uuid4().hex
+    user = admin_kc.users.create(name=f"leaver-{uuid.uuid4().hex[:8]}", password=password,
+                                 domain="default", default_project=demo.project_id)
+    member = admin_kc.roles.find(name="member")
+    admin_kc.roles.grant(member, user=user, project=demo.project_id)
+    auth = v3.Password(auth_url=keystone.auth_url(), user_id=user.id, password=password,
+                       project_id=demo.project_id)
+    sess = ks_session.Session(auth=auth)
+    access = auth.get_access(sess)
+    ctx = RequestContext(auth_token=access.auth_token, user_id=user.id,
+                         project_id=demo.project_id, roles=access.role_names)
+    yield ctx, lambda: admin_kc.users.delete(user.id)
+    try:
+        admin_kc.users.delete(user.id)
+    except ks_exc.NotFound:
+        pass
+
+
+def test_rotation_after_the_creator_left(conf, demo, cluster, departed_creator):
+    """A project member rotates: a second trustee and a trust from the rotator; the old
+    pair keeps working until retired, then only the new one does."""
+    creator, leave = departed_creator
+    cluster.user_id = creator.user_id
+    old = types.SimpleNamespace(**{**vars(cluster), **trust.create_trustee_and_trust(
+        creator, cluster)})
+    assert trust.cluster_session(old).get_token()
+    leave()
+    keystone.reset_cache()
+    new_values = trust.create_rotated_trustee_and_trust(demo, cluster, "r1")
+    assert new_values["trustee_username"] == f"{cluster.uuid}_{demo.project_id}_r1"
+    assert new_values["trustee_user_id"] != old.trustee_user_id
+    again = trust.create_rotated_trustee_and_trust(demo, cluster, "r1")
+    assert (again["trustee_user_id"], again["trust_id"]) == (new_values["trustee_user_id"],
+                                                             new_values["trust_id"])
+    for key, value in again.items():
+        setattr(cluster, key, value)
+    sess = trust.cluster_session(cluster)
+    access = sess.auth.get_access(sess)
+    assert (access.user_id, access.project_id) == (demo.user_id, demo.project_id)
+    assert _user_exists(old.trustee_user_id)
+    trust.delete_trustee_and_trust(make_admin_context(), old)
+    assert not _user_exists(old.trustee_user_id)
+    keystone.reset_cache()
+    assert trust.cluster_session(cluster).get_token()
+
+
+def test_rotation_is_refused_from_another_project(conf, cluster):
+    outsider = RequestContext(user_id="u", project_id="another", auth_token="t")
+    with pytest.raises(exception.TrusteeOrTrustToClusterFailed):
+        trust.create_rotated_trustee_and_trust(outsider, cluster, "r1")
