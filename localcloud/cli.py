@@ -45,11 +45,14 @@ def cmd_up(args):
 
 def _up(args):
     layout = Layout()
-    tier = args.tier
     previous = layout.read_tier()
+    tier = args.tier or previous or "lite"
     if previous and previous != tier:
         log("switching tier %s -> %s: stopping the %s services first" % (previous, tier, previous))
         _down(layout)
+    # recorded before the services start: an `up` waiting on the lock meanwhile (a test
+    # fixture that found the cloud down) brings this tier, instead of switching back
+    layout.write_tier(tier)
     cloud = FullCloud(layout) if tier == "full" else Cloud(layout, tier)
     try:
         guard_services(layout)
@@ -311,7 +314,9 @@ def main(argv):
         "Placement/Octavia with fake drivers) on this machine for Magnum's tests."))
     sub = p.add_subparsers(dest="cmd", required=True)
     up = sub.add_parser("up", help="install (once) and start the cloud; idempotent")
-    up.add_argument("--tier", choices=["lite", "full"], default="lite")
+    up.add_argument("--tier", choices=["lite", "full"],
+                    help="switch to this tier (default: the tier recorded in the state "
+                    "directory, i.e. the one up or being brought up; else lite)")
     up.set_defaults(func=cmd_up)
     down = sub.add_parser("down", help="stop the processes localcloud started")
     down.add_argument("--purge", action="store_true",

@@ -53,8 +53,8 @@ def parse(argv):
     parser.add_argument("--stop", action="store_true",
                         help="only stop the services a previous --keep left running")
     parser.add_argument("--tier", choices=("lite", "full"),
-                        help="local cloud tier passed to `localcloud up` (default: the tier "
-                        "already up, else lite)")
+                        help="switch the local cloud to this tier (default: the tier its "
+                        "state directory records, else lite)")
     parser.add_argument("--no-faults", action="store_true",
                         help="skip the fault cases (missing image, failing stack)")
     parser.add_argument("--faults-only", action="store_true",
@@ -89,9 +89,9 @@ def main(argv):
         return 0
     t0 = time.time()
     status = paths.cloud_status()
-    tier = args.tier or (status.get("tier") if status.get("up") else None) or "lite"
+    tier = args.tier or status.get("tier") or "lite"
     steps = [timed(f"Bring the local cloud up (tier {tier})",
-                   [str(paths.LOCALCLOUD), "up", "--tier", tier])]
+                   [str(paths.LOCALCLOUD), "up", *(["--tier", args.tier] if args.tier else [])])]
     if not venv_ready():
         if not os.path.exists(paths.venv_bin("python")):
             python = os.environ.get("PYTHON") or "python3.11"

@@ -67,16 +67,18 @@ def cloud_status() -> dict:
         return {"up": False, "raw": res.stdout + res.stderr}
 
 
-def wanted_tier(status: dict) -> str | None:
-    """The tier ``localcloud up`` must bring, or None when the running cloud will do.
+def up_command(status: dict) -> list[str] | None:
+    """The ``localcloud up`` to run, or None when the running cloud will do.
 
     ``MAGNUM_LOCALCLOUD_TIER`` (set by ``tox -e e2e-full``) asks for a tier: a cloud up on the
-    other tier is switched. Without it, a cloud that is up is used as it is, else lite.
+    other tier is switched. Without it, a cloud that is up is used as it is, and one that is
+    down comes up on the tier its state directory records (the one being brought up while
+    the owner switches tiers), else lite.
     """
     asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
     if status.get("up") and (not asked or status.get("tier") == asked):
         return None
-    return asked or "lite"
+    return [CLI, "up"] + (["--tier", asked] if asked else [])
 
 
 @pytest.fixture(scope="session")
@@ -87,10 +89,9 @@ def localcloud() -> dict:
     so parallel workers may all ask for it.
     """
     status = cloud_status()
-    tier = wanted_tier(status)
-    if tier:
-        res = subprocess.run([CLI, "up", "--tier", tier], capture_output=True, text=True,
-                             timeout=UP_TIMEOUT)
+    command = up_command(status)
+    if command:
+        res = subprocess.run(command, capture_output=True, text=True, timeout=UP_TIMEOUT)
         if res.returncode != 0:
             pytest.fail("localcloud up failed:\n%s\n%s" % (res.stdout[-4000:], res.stderr[-4000:]),
                         pytrace=False)

@@ -30,7 +30,7 @@ def cloud() -> dict:
     status = paths.cloud_status()
     asked = os.environ.get("MAGNUM_LOCALCLOUD_TIER")
     if not status.get("up") or (asked and status.get("tier") != asked):
-        res = subprocess.run([str(paths.LOCALCLOUD), "up", "--tier", asked or "lite"],
+        res = subprocess.run([str(paths.LOCALCLOUD), "up", *(["--tier", asked] if asked else [])],
                              capture_output=True, text=True, timeout=UP_TIMEOUT)
         status = paths.cloud_status()
         if res.returncode != 0 or not status.get("up") or \
