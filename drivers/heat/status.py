@@ -85,11 +85,16 @@ def _culprit(failed: list[Any]) -> Any:
     return min(failed, key=rank)
 
 
+#: How deep ``failure_summary`` looks: cluster stack -> node group -> resource group ->
+#: member stack -> server is four levels (Heat's own cap, max_nested_stack_depth, is 5).
+NESTED_DEPTH = 4
+
+
 def failure_summary(heat: Any, stack_id: str) -> str:
     """'Resource a (OS::X) CREATE_FAILED: why' for the resource that caused a stack's
     failure, its message once (every level above it repeats the same message)."""
     try:
-        resources = retry.call(heat.resources.list, stack_id, nested_depth=2)
+        resources = retry.call(heat.resources.list, stack_id, nested_depth=NESTED_DEPTH)
     except Exception as exc:  # the stack's own reason still says something
         LOG.debug("Could not list resources of stack %s: %s", stack_id, exc)
         return ""

@@ -10,6 +10,7 @@ import pytest
 from keystoneauth1 import loading as ks_loading
 from keystoneauth1.identity import access as access_plugin
 from keystoneauth1.identity import v3
+from keystonemiddleware import opts as ks_opts
 from oslo_config import cfg
 
 from magnum_common import exception
@@ -53,7 +54,10 @@ def test_auth_url_is_normalised_to_v3(configured, expected):
 
 
 def test_auth_url_falls_back_to_authtoken_then_fails_clearly():
-    CONF.register_opts([cfg.StrOpt("www_authenticate_uri")], "keystone_authtoken")
+    # keystonemiddleware's own options, as the API registers them (another test of this
+    # process may have registered them already; registering the same objects is a no-op).
+    for group, opts in ks_opts.list_auth_token_opts():
+        CONF.register_opts(opts, group)
     with pytest.raises(exception.AuthorizationFailure, match="auth_url"):
         keystone.auth_url()
     CONF.set_override("www_authenticate_uri", "http://public-ks:5000", "keystone_authtoken")
