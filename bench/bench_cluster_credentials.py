@@ -28,9 +28,9 @@ from oslo_config import cfg
 
 from localcloud.config import login
 from localcloud.layout import Layout
-from magnum_common import config
+from magnum_common import config, crypto
 from magnum_common.context import RequestContext
-from magnum_conductor.identity import crypto, keystone, trust
+from magnum_conductor.identity import keystone, trust
 from magnum_conductor.pki import cluster_certs, x509
 
 CONF = cfg.CONF

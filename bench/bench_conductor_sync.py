@@ -45,7 +45,7 @@ def _configure(db_url: str, standin_url: str) -> None:
 
 
 def _seed(standin: support.Standin, clusters: int, projects: int) -> None:
-    from magnum_conductor.identity import crypto
+    from magnum_common import crypto
 
     per_project = clusters // projects
     cluster_rows, ng_rows = [], []

@@ -97,10 +97,32 @@ cinder_opts = [
                "0 boots from the image on the flavor's root disk."),
 ]
 
+#: ``[crypto]``: the keys of magnum_common.crypto (API and conductors alike).
+crypto_opts = [
+    cfg.StrOpt(
+        "encryption_key",
+        secret=True,
+        help="Key encrypting the secrets Magnum stores (trustee passwords, private keys of "
+        "the x509keypair certificate backend, the requester's token recorded with an "
+        "operation): 32 random bytes in url-safe base64, e.g. from `python -c 'from "
+        "cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'`. Must "
+        "be identical on every API and conductor host. Required as soon as a cluster is "
+        "created.",
+    ),
+    cfg.ListOpt(
+        "previous_encryption_keys",
+        default=[],
+        secret=True,
+        help="Former values of encryption_key, still accepted for decryption while stored "
+        "secrets are moved to the current key.",
+    ),
+]
+
 _GROUPS: list[tuple[str | None, list[cfg.Opt]]] = [
     (None, path_opts + service_opts + password_opts + service_down_opts),
     ("cinder", cinder_opts),
     ("conductor", conductor_client_opts),
+    ("crypto", crypto_opts),
     ("database", sqlite_opts),
     ("drivers", driver_opts),
 ]

@@ -7,7 +7,7 @@ import itertools
 from magnum_conductor import conf
 from magnum_conductor.engine import resources
 from magnum_conductor.engine.handlers import cluster
-from magnum_conductor.identity import crypto, keystone, trust
+from magnum_conductor.identity import keystone, trust
 from magnum_conductor.pki import cert_manager, x509
 from magnum_conductor.status import health
 
@@ -16,7 +16,7 @@ def list_opts():
     groups: dict[str | None, list] = {}
     for group, opts in itertools.chain(
         conf.list_opts(), cluster.list_opts(), health.list_opts(),
-        resources.list_opts(), crypto.list_opts(), x509.list_opts(), keystone.list_opts(),
+        resources.list_opts(), x509.list_opts(), keystone.list_opts(),
         trust.list_opts(), cert_manager.list_opts(),
     ):
         bucket = groups.setdefault(group, [])

@@ -22,7 +22,7 @@ from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from magnum_common import exception, utils
+from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext
 from magnum_common.drivers.base import TrusteeCredentials
 from magnum_conductor.identity import keystone, trust
@@ -112,8 +112,6 @@ class Resources:
             return None
 
     def trustee(self) -> TrusteeCredentials:
-        from magnum_conductor.identity import crypto
-
         c = self.cluster
         return TrusteeCredentials(
             user_id=c.trustee_user_id,

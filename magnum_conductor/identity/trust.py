@@ -34,9 +34,9 @@ from keystoneauth1 import session as ks_session
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from magnum_common import exception, utils
+from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext
-from magnum_conductor.identity import crypto, keystone
+from magnum_conductor.identity import keystone
 
 CONF = cfg.CONF
 LOG = logging.getLogger(__name__)

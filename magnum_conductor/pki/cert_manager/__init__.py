@@ -2,7 +2,7 @@
 
 Backends (entry points ``magnum.cert_manager.backend``): ``barbican`` (default; secrets and a
 certificate container owned by Magnum's service user), ``x509keypair`` (the database, private
-keys and passphrases encrypted with ``magnum_conductor.identity.crypto``) and ``local`` (files under
+keys and passphrases encrypted with ``magnum_common.crypto``) and ``local`` (files under
 ``[certificates] storage_path``, for single-host testing).
 
 The ``[certificates]`` options of all backends are registered here, so they can be set

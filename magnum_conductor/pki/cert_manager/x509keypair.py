@@ -2,15 +2,14 @@
 
 Rows belong to the project and user of the context given (the facade ``cluster_certs``
 passes the cluster's owner, so the service and the owner find the same rows). The private
-key and its passphrase go through ``magnum_conductor.identity.crypto`` before reaching the database.
+key and its passphrase go through ``magnum_common.crypto`` before reaching the database.
 """
 
 from __future__ import annotations
 
-from magnum_common import exception
+from magnum_common import crypto, exception
 from magnum_common.context import RequestContext
 from magnum_common.db.x509keypairs import x509keypairs
-from magnum_conductor.identity import crypto
 from magnum_conductor.pki.cert_manager import base
 
 

@@ -30,7 +30,8 @@ def localcloud_conf(localcloud):
     from oslo_config import cfg
 
     from drivers.heat import conf as _heat_conf  # noqa: F401 - registers [heat_client]
-    from magnum_conductor.identity import crypto, keystone
+    from magnum_common import crypto
+    from magnum_conductor.identity import keystone
 
     conf = cfg.CONF
     conf.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")

@@ -13,9 +13,9 @@ import pytest
 from keystoneauth1 import loading as ks_loading
 from oslo_config import cfg
 
-from magnum_common import exception
+from magnum_common import crypto, exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor.identity import crypto, keystone, trust
+from magnum_conductor.identity import keystone, trust
 
 CONF = cfg.CONF
 

@@ -11,9 +11,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from oslo_config import cfg
 
-from magnum_common import exception, utils
+from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_conductor.identity import crypto
 from magnum_conductor.pki import cert_manager, cluster_certs
 
 CONF = cfg.CONF

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from oslo_config import cfg
 
-from magnum_common import exception
+from magnum_common import crypto, exception
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api as db_api
 from magnum_common.db import models
-from magnum_conductor.identity import crypto
 from magnum_conductor.pki import cert_manager, x509
 from magnum_conductor.pki.cert_manager import x509keypair
 

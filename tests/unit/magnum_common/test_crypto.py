@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from oslo_config import cfg
 
-from magnum_common import exception
-from magnum_conductor.identity import crypto
+from magnum_common import config as magnum_config
+from magnum_common import crypto, exception
 
 CONF = cfg.CONF
 
@@ -63,9 +63,32 @@ def test_rotation_keeps_old_tokens_readable_and_reencrypt_moves_them(key):
         crypto.decrypt(old_token)
 
 
+def test_seal_round_trips_json_and_hides_it(key):
+    secret = {"token": "gAAAAAB-real-token-value", "expires_at": "2030-01-01T00:00:00Z"}
+    token = crypto.seal(secret)
+    assert "real-token-value" not in token and token.startswith(crypto.TOKEN_PREFIX)
+    assert crypto.unseal(token) == secret
+    with pytest.raises(exception.DecryptionFailed):
+        crypto.unseal(token[:-4] + "AAAA")
+
+
+def test_reseal_in_moves_every_token_of_a_json_value_to_the_new_key(key):
+    value = {"credentials": crypto.seal({"token": "t"}), "node_count": 3,
+             "nested": [crypto.encrypt("p"), "gAAAAA-not-a-token", None], "name": "x"}
+    new_key = crypto.generate_key()
+    CONF.set_override("encryption_key", new_key, "crypto")
+    CONF.set_override("previous_encryption_keys", [key], "crypto")
+    moved, count = crypto.reseal_in(value)
+    assert count == 2
+    assert moved["node_count"] == 3 and moved["name"] == "x"
+    assert moved["nested"][1:] == ["gAAAAA-not-a-token", None]
+    CONF.clear_override("previous_encryption_keys", "crypto")
+    assert crypto.unseal(moved["credentials"]) == {"token": "t"}
+    assert crypto.decrypt(moved["nested"][0]) == "p"
+
+
 def test_options_are_listed_and_the_key_is_secret():
-    (group, opts), = crypto.list_opts()
-    assert group == "crypto"
-    by_name = {opt.name: opt for opt in opts}
+    by_group = dict(magnum_config.list_opts())
+    by_name = {opt.name: opt for opt in by_group["crypto"]}
     assert by_name["encryption_key"].secret
     assert by_name["previous_encryption_keys"].secret
