@@ -161,12 +161,10 @@ def sql_counts(paths: list[str]) -> dict[str, tuple[int, int]]:
     from sqlalchemy.engine.interfaces import CacheStats
 
     from magnum_api import app
-    from magnum_api import opts as api_opts
     from magnum_common import config
     from magnum_common.db import api as db_api
 
     config.parse_args([], default_config_files=[])
-    api_opts.list_opts()
     cfg.CONF.set_override("auth_strategy", "noauth")
     cfg.CONF.set_override("connection", DB_URL, "database")
     db_api.reset_engine()

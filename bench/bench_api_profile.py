@@ -46,12 +46,10 @@ def load_app():
     from oslo_config import cfg
 
     from magnum_api import app
-    from magnum_api import opts as api_opts
     from magnum_common import config
     from magnum_common.db import api as db_api
 
     config.parse_args([], default_config_files=[])
-    api_opts.list_opts()
     cfg.CONF.set_override("auth_strategy", "noauth")
     cfg.CONF.set_override("connection", bench_api.DB_URL, "database")
     db_api.reset_engine()

@@ -11,23 +11,9 @@ from oslo_config import cfg
 from paste import deploy
 
 from magnum_api import hooks
+from magnum_api.conf import CONF
 from magnum_api.middleware import access_log
 from magnum_api.middleware.errors import ParsableErrorMiddleware
-
-CONF = cfg.CONF
-
-app_opts = [
-    cfg.StrOpt("api_paste_config", default="api-paste.ini",
-               help="Paste configuration of the API pipeline, looked up in the configuration "
-               "directories, then in the source tree's etc/."),
-]
-auth_opts = [
-    cfg.StrOpt("auth_strategy", default="keystone", choices=["keystone", "noauth"],
-               help="keystone: validate Keystone tokens (keystonemiddleware). noauth: trust "
-               "the X-User-Id / X-Project-Id / X-Roles headers; for development only."),
-]
-CONF.register_opts(app_opts, group="api")
-CONF.register_opts(auth_opts)
 
 # Where the shipped paste file lives: the source tree, or <prefix>/etc/magnum when installed.
 _SHIPPED_PASTE = (
@@ -105,7 +91,3 @@ def load_app():
     """The whole pipeline (``main`` in the paste file) behind the access log, as served by
     magnum-api / uWSGI."""
     return access_log.wrap(deploy.loadapp(f"config:{paste_config_path()}", name="main"))
-
-
-def list_opts():
-    return [(None, auth_opts), ("api", app_opts)]

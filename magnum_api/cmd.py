@@ -13,31 +13,9 @@ import sys
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from oslo_config import cfg
 
 from magnum_api import wsgi_server
-
-CONF = cfg.CONF
-
-server_opts = [
-    cfg.HostAddressOpt("host", default="127.0.0.1", help="Address the API listens on."),
-    cfg.PortOpt("port", default=9511, help="Port the API listens on."),
-    cfg.IntOpt("workers", min=1,
-               help="Worker processes of the API server; default: the number of CPUs."),
-    cfg.IntOpt("threads", default=4, min=1,
-               help="Threads per worker (each serves one connection at a time)."),
-    cfg.IntOpt("keepalive", default=75, min=0,
-               help="Seconds an idle HTTP keep-alive connection is kept open. Longer than "
-               "clients poll (terraform: every 10-20 s) and than the idle timeout of a load "
-               "balancer in front (typically 60 s), so that the client side closes first; "
-               "a request that reaches a connection as it expires is still served."),
-    cfg.IntOpt("worker_timeout", default=120, min=1,
-               help="Seconds a worker may spend on one request before it is restarted."),
-    cfg.BoolOpt("enabled_ssl", default=False, help="Serve HTTPS."),
-    cfg.StrOpt("ssl_cert_file", help="Certificate (PEM) for HTTPS."),
-    cfg.StrOpt("ssl_key_file", help="Private key (PEM) for HTTPS."),
-]
-CONF.register_opts(server_opts, group="api")
+from magnum_api.conf import CONF
 
 
 class APIServer(BaseApplication):
@@ -84,10 +62,6 @@ def main(argv: list[str] | None = None) -> None:
 
     config.prepare_service(sys.argv[1:] if argv is None else argv)
     APIServer(server_options()).run()
-
-
-def list_opts():
-    return [("api", server_opts)]
 
 
 if __name__ == "__main__":

@@ -137,6 +137,17 @@ db_options.set_defaults(CONF, connection=_DEFAULT_SQL_CONNECTION)
 logging.register_options(CONF)
 
 _PROJECT = "magnum"
+#: Magnum's exchange on the broker, as upstream's (oslo.messaging's own default: openstack).
+CONTROL_EXCHANGE = "magnum"
+
+
+def set_messaging_defaults() -> None:
+    """oslo.messaging's defaults as Magnum runs with them: in every process that talks to
+    the broker (rpc.py) and in the generated sample (``list_opts``). oslo.messaging is
+    imported here only then: commands without a broker (magnum-db-manage) start without it."""
+    import oslo_messaging
+
+    oslo_messaging.set_transport_defaults(control_exchange=CONTROL_EXCHANGE)
 
 
 def parse_args(argv: list[str] | None, default_config_files: list[str] | None = None) -> None:
@@ -179,4 +190,6 @@ def prepare_service(argv: list[str] | None = None) -> None:
 
 
 def list_opts() -> list[tuple[str | None, list[cfg.Opt]]]:
+    """The ``magnum.common`` namespace of oslo-config-generator."""
+    set_messaging_defaults()
     return list(_GROUPS)

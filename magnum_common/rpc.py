@@ -6,14 +6,13 @@ from typing import Any
 
 import oslo_messaging as messaging
 
-from magnum_common.config import CONF
+from magnum_common.config import CONF, set_messaging_defaults
 from magnum_common.context import RequestContext
 
 #: Only our exceptions are re-raised with their class (and HTTP code) on the caller.
 ALLOWED_EXMODS = ["magnum_common.exception"]
-CONTROL_EXCHANGE = "magnum"
 
-messaging.set_transport_defaults(control_exchange=CONTROL_EXCHANGE)
+set_messaging_defaults()
 
 _transport: messaging.Transport | None = None
 _notification_transport: messaging.Transport | None = None

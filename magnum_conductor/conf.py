@@ -1,16 +1,24 @@
-"""The ``[conductor]`` options of the engine itself (process count, intervals, lease).
+"""Every option magnum_conductor declares, registered when this module is imported.
 
-Options that belong to one mechanism are declared next to it (``[heat_client]`` in
-resources.py, ``[cluster_heat]`` in status_sync.py, ``[kubernetes]`` in health.py); these are
-the ones several conductor modules share.
+Modules read them through ``from magnum_conductor.conf import CONF``, so an option is
+registered before it is read whichever module a process imports first. ``list_opts()`` is
+the ``magnum.conductor`` namespace of oslo-config-generator (setup.cfg). The Heat drivers'
+options are drivers/heat/conf.py's; the RPC client's ``[conductor] topic`` is magnum_common's.
 """
 
 from __future__ import annotations
 
-from oslo_config import cfg
+from cryptography.x509.oid import ExtensionOID
+from keystoneauth1 import loading as ks_loading
+from oslo_config import cfg, types
 
 CONF = cfg.CONF
 
+BINARY = "magnum-conductor"
+AUTH_GROUP = "keystone_auth"
+TRUST_GROUP = "trust"
+
+#: ``[conductor]``: the engine itself (process count, intervals, lease).
 conductor_opts = [
     cfg.IntOpt("workers", min=1,
                help="Conductor processes on this host; default: the number of CPUs. Every "
@@ -35,10 +43,192 @@ conductor_opts = [
     cfg.IntOpt("sync_interval", default=10, min=1,
                help="Seconds between two Heat status syncs of the in-progress clusters."),
 ]
-CONF.register_opts(conductor_opts, group="conductor")
 
-BINARY = "magnum-conductor"
+#: ``[cluster_heat]``: how long an operation may stay in progress (engine/handlers/cluster.py).
+cluster_heat_opts = [
+    cfg.IntOpt("create_timeout", default=60, min=0,
+               help="Minutes a cluster stack may take to create when the cluster does not "
+               "set create_timeout."),
+    cfg.IntOpt("update_timeout", default=60, min=1,
+               help="Minutes an update, resize, upgrade or delete may stay in progress "
+               "before the conductor marks it failed."),
+]
+
+#: ``[kubernetes]``: the health monitor (status/health.py).
+health_opts = [
+    cfg.IntOpt("health_polling_interval", default=60,
+               help="Seconds between two health polls of the clusters; negative disables."),
+]
+
+#: ``[nova_client]``: the Nova endpoint of the resource checks (engine/resources.py).
+nova_client_opts = [
+    cfg.StrOpt("region_name", help="Region of the Nova endpoint in the catalog."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               help="Catalog interface of the Nova endpoint."),
+    cfg.StrOpt("api_version", default="2.1", help="Nova API microversion."),
+]
+
+#: Names accepted by ``[x509] allowed_key_usage`` and the KeyUsage fields they stand for.
+KEY_USAGES = {
+    "Digital Signature": "digital_signature",
+    "Non Repudiation": "content_commitment",
+    "Key Encipherment": "key_encipherment",
+    "Data Encipherment": "data_encipherment",
+    "Key Agreement": "key_agreement",
+    "Certificate Sign": "key_cert_sign",
+    "CRL Sign": "crl_sign",
+    "Encipher Only": "encipher_only",
+    "Decipher Only": "decipher_only",
+}
 
 
-def list_opts():
-    return [("conductor", conductor_opts)]
+#: Names accepted by ``[x509] allowed_extensions`` (a dotted OID is accepted too).
+EXTENSION_NAMES = {
+    ExtensionOID.KEY_USAGE: "keyUsage",
+    ExtensionOID.EXTENDED_KEY_USAGE: "extendedKeyUsage",
+    ExtensionOID.SUBJECT_ALTERNATIVE_NAME: "subjectAltName",
+    ExtensionOID.BASIC_CONSTRAINTS: "basicConstraints",
+    ExtensionOID.SUBJECT_KEY_IDENTIFIER: "subjectKeyIdentifier",
+    ExtensionOID.AUTHORITY_KEY_IDENTIFIER: "authorityKeyIdentifier",
+    ExtensionOID.ISSUER_ALTERNATIVE_NAME: "issuerAltName",
+    ExtensionOID.NAME_CONSTRAINTS: "nameConstraints",
+    ExtensionOID.CRL_DISTRIBUTION_POINTS: "cRLDistributionPoints",
+    ExtensionOID.CERTIFICATE_POLICIES: "certificatePolicies",
+    ExtensionOID.AUTHORITY_INFORMATION_ACCESS: "authorityInfoAccess",
+    ExtensionOID.TLS_FEATURE: "TLSFeature",
+}
+
+#: ``[x509]``: the cluster CAs and the CSR signing policy (pki/x509.py).
+x509_opts = [
+    cfg.BoolOpt(
+        "allow_ca", default=False,
+        help="Whether CSRs may obtain CA certificates (basicConstraints CA=true, certificate "
+        "and CRL signing key usages). When False those are stripped, or the CSR is refused "
+        "when they are marked critical.",
+    ),
+    cfg.ListOpt(
+        "allowed_extensions",
+        default=["keyUsage", "extendedKeyUsage", "subjectAltName", "basicConstraints",
+                 "subjectKeyIdentifier"],
+        help="Extensions copied from a CSR into the signed certificate; others are dropped, "
+        "or the CSR is refused when they are critical. Names as in RFC 5280 "
+        f"({', '.join(EXTENSION_NAMES.values())}) or dotted OIDs.",
+    ),
+    cfg.ListOpt(
+        "allowed_key_usage",
+        item_type=types.String(choices=list(KEY_USAGES)),
+        default=["Digital Signature", "Key Encipherment", "Non Repudiation"],
+        help="Key usages kept from a CSR's keyUsage extension; others are dropped, or the "
+        "CSR is refused when the extension is critical.",
+    ),
+    cfg.IntOpt("term_of_validity", default=365 * 5, min=1,
+               help="Days a generated or signed certificate is valid."),
+    cfg.StrOpt(
+        "key_algorithm", default="ec", choices=[
+            ("ec", "ECDSA on curve P-256: fast to generate, accepted by Kubernetes and etcd"),
+            ("rsa", "RSA with [x509] rsa_key_size bits"),
+        ],
+        help="Key type of the cluster CAs and of Magnum's client certificate.",
+    ),
+    cfg.IntOpt("rsa_key_size", default=2048, min=2048,
+               help="Size in bits of RSA keys, when key_algorithm is rsa."),
+]
+
+
+def _common_auth_opts() -> list[cfg.Opt]:
+    """keystoneauth's auth_type / auth_section, with auth_type defaulting to password."""
+    opts = ks_loading.get_auth_common_conf_options()
+    for opt in opts:
+        if opt.dest == "auth_type":
+            opt.default = "password"
+    return opts
+
+
+#: ``[keystone_auth]``: Magnum's service identity (identity/keystone.py); the options of
+#: the configured auth plugin are keystoneauth's, registered once the plugin is known.
+auth_common_opts = _common_auth_opts()
+
+#: ``[trust]``: the trustee domain and its admin (identity/keystone.py) ...
+trustee_domain_opts = [
+    cfg.StrOpt("trustee_domain_id",
+               help="Id of the domain holding the clusters' trustee users."),
+    cfg.StrOpt("trustee_domain_name",
+               help="Name of the domain holding the clusters' trustee users."),
+    cfg.StrOpt("trustee_domain_admin_id",
+               help="Id of the user allowed to manage users in the trustee domain."),
+    cfg.StrOpt("trustee_domain_admin_name",
+               help="Name of the user allowed to manage users in the trustee domain."),
+    cfg.StrOpt("trustee_domain_admin_domain_id",
+               help="Domain of the trustee domain admin (default: the trustee domain)."),
+    cfg.StrOpt("trustee_domain_admin_domain_name",
+               help="Domain name of the trustee domain admin (default: the trustee domain)."),
+    cfg.StrOpt("trustee_domain_admin_password", secret=True,
+               help="Password of the trustee domain admin."),
+]
+
+#: ... and the trusts made for clusters (identity/trust.py).
+trust_opts = [
+    cfg.BoolOpt(
+        "cluster_user_trust", default=False,
+        help="Pass the trust id to the cluster's nodes, letting them call OpenStack APIs as "
+        "the cluster owner (needed by in-cluster cloud providers).",
+    ),
+    cfg.ListOpt(
+        "roles", default=[],
+        help="Roles delegated by the trust; empty means the requesting user's roles.",
+    ),
+    cfg.StrOpt(
+        "trustee_keystone_interface", default="public",
+        choices=["public", "internal", "admin"],
+        help="Keystone endpoint interface the cluster's nodes use with the trustee.",
+    ),
+    cfg.StrOpt("trustee_keystone_region_name",
+               help="Region of the Keystone endpoint the cluster's nodes use."),
+]
+
+#: ``[certificates]``: the certificate store (pki/cert_manager).
+cert_manager_opts = [
+    cfg.StrOpt(
+        "cert_manager_type", default="barbican",
+        help="Where cluster certificates are stored: barbican, x509keypair (the database) "
+        "or local (files; single host, testing only).",
+    ),
+    cfg.StrOpt("storage_path", default="/var/lib/magnum/certificates/",
+               help="Directory of the local certificate backend."),
+]
+
+#: ``[barbican_client]``: the Barbican endpoint of that store (pki/cert_manager/barbican.py).
+barbican_opts = [
+    cfg.StrOpt("region_name", help="Region of the key-manager endpoint."),
+    cfg.StrOpt("endpoint_type", default="publicURL",
+               choices=["publicURL", "internalURL", "adminURL", "public", "internal", "admin"],
+               help="Catalog interface of the key-manager endpoint."),
+]
+
+_GROUPS: list[tuple[str, list[cfg.Opt]]] = [
+    ("conductor", conductor_opts),
+    ("cluster_heat", cluster_heat_opts),
+    ("kubernetes", health_opts),
+    ("nova_client", nova_client_opts),
+    ("x509", x509_opts),
+    (AUTH_GROUP, auth_common_opts),
+    (TRUST_GROUP, trustee_domain_opts + trust_opts),
+    ("certificates", cert_manager_opts),
+    ("barbican_client", barbican_opts),
+]
+
+for _group, _opts in _GROUPS:
+    CONF.register_opts(_opts, group=_group)
+ks_loading.register_session_conf_options(CONF, AUTH_GROUP)
+
+
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
+    """The ``magnum.conductor`` namespace of oslo-config-generator.
+
+    ``[keystone_auth]`` also lists keystoneauth's session options and the password plugin's
+    options, so the sample shows what a deployment sets there.
+    """
+    auth_opts = (auth_common_opts + ks_loading.get_session_conf_options()
+                 + ks_loading.get_auth_plugin_conf_options("password"))
+    unique = list({opt.dest: opt for opt in auth_opts}.values())
+    return [(group, unique if group == AUTH_GROUP else opts) for group, opts in _GROUPS]

@@ -8,24 +8,16 @@ from typing import Any
 import orjson
 import pecan
 import webob
-from oslo_config import cfg
 from pecan import rest
 
 from magnum_api import microversion, routing_cache
+from magnum_api.conf import CONF
 from magnum_api.schemas import fields, types
 from magnum_api.schemas.operation import Response, operation, validated
 from magnum_common import exception, utils
 
 __all__ = ["Response", "operation"]
 
-CONF = cfg.CONF
-
-api_opts = [
-    cfg.IntOpt("max_limit", default=1000, min=1,
-               help="The maximum number of items returned in a single response from a "
-               "collection resource."),
-]
-CONF.register_opts(api_opts, group="api")
 
 
 class RestController(rest.RestController):
@@ -169,7 +161,3 @@ class Page:
                      "limit": self.limit, "marker": last_marker, **(extra or {})}
             body["next"] = f"{base_url()}/v1/{path}?{urllib.parse.urlencode(query)}"
         return body
-
-
-def list_opts():
-    return [("api", api_opts)]

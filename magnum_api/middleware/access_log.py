@@ -18,20 +18,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_log import log as logging
 
-CONF = cfg.CONF
+from magnum_api.conf import CONF
+
 LOG = logging.getLogger("magnum_api.access")
 
-access_log_opts = [
-    cfg.BoolOpt("access_log", default=True,
-                help="Log one INFO line per API request (logger magnum_api.access): client "
-                "address, request line, status, bytes sent, microversion and seconds, with "
-                "the request id, user and project in the context prefix. Never a header."),
-]
-CONF.register_opts(access_log_opts, group="api")
 
 #: The longest request target logged; a longer one is cut and marked with "...".
 MAX_TARGET = 2048
@@ -131,7 +124,3 @@ class AccessLogMiddleware:
 def wrap(app: Callable) -> Callable:
     """``app`` behind the access log, unless ``[api] access_log`` is off."""
     return AccessLogMiddleware(app) if CONF.api.access_log else app
-
-
-def list_opts():
-    return [("api", access_log_opts)]

@@ -9,22 +9,7 @@ such requests get with the ``[noauth]`` options.
 
 from __future__ import annotations
 
-from oslo_config import cfg
-
-CONF = cfg.CONF
-
-noauth_opts = [
-    cfg.StrOpt("user_id",
-               help="User id of requests that carry no X-User-Id header (noauth only). "
-               "Unset: such requests have no user."),
-    cfg.StrOpt("project_id",
-               help="Project id of requests that carry no X-Project-Id header (noauth "
-               "only). Unset: such requests have no project, and the policy refuses them."),
-    cfg.ListOpt("roles", default=[],
-                help="Roles of requests that carry no X-Roles header (noauth only). "
-                "Empty: such requests have no role."),
-]
-CONF.register_opts(noauth_opts, group="noauth")
+from magnum_api.conf import CONF
 
 
 class NoAuthMiddleware:
@@ -44,7 +29,3 @@ class NoAuthMiddleware:
     @classmethod
     def factory(cls, global_config, **local_conf):
         return cls
-
-
-def list_opts():
-    return [("noauth", noauth_opts)]

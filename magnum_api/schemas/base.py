@@ -12,19 +12,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import orjson
-from oslo_config import cfg
 
+from magnum_api.conf import CONF
 from magnum_api.schemas import fields
 from magnum_common import exception
-
-CONF = cfg.CONF
-
-body_opts = [
-    cfg.IntOpt("max_request_body_size", default=114688, min=1024,
-               help="Largest request body, in bytes, the API reads; a larger one is "
-               "answered 413."),
-]
-CONF.register_opts(body_opts, group="api")
 
 #: Media types of JSON bodies (WSME's list).
 JSON_TYPES = ("application/json", "application/javascript", "text/javascript")
@@ -201,7 +192,3 @@ class Body:
         if cls.description:
             result["description"] = cls.description
         return result
-
-
-def list_opts():
-    return [("api", body_opts)]

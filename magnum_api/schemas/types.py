@@ -6,19 +6,9 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from oslo_config import cfg
-
+from magnum_api.conf import CONF
 from magnum_api.schemas import fields
 from magnum_common import grammar
-
-CONF = cfg.CONF
-
-limit_opts = [
-    cfg.IntOpt("max_node_count", default=1000, min=1, max=fields.INT32_MAX,
-               help="Largest node_count, master_count, min_node_count and max_node_count a "
-               "request may ask for (per node group)."),
-]
-CONF.register_opts(limit_opts, group="api")
 
 NAME_PATTERN = "^[a-zA-Z][a-zA-Z0-9_.-]*$"
 #: Minutes a create may take (one week).
@@ -148,7 +138,3 @@ def label_diff(labels_: dict, parent: dict) -> dict[str, dict]:
     added = {k: v for k, v in labels_.items() if k not in parent}
     skipped = {k: v for k, v in parent.items() if k not in labels_}
     return {"labels_overridden": overridden, "labels_added": added, "labels_skipped": skipped}
-
-
-def list_opts():
-    return [("api", limit_opts)]

@@ -14,41 +14,13 @@ from typing import Any
 
 from keystoneauth1 import access, session
 from keystoneauth1 import exceptions as ks_exc
-from oslo_config import cfg
 
+from magnum_api.conf import CONF
 from magnum_common import exception, utils
 from magnum_common.context import RequestContext
 
 LOG = logging.getLogger(__name__)
-CONF = cfg.CONF
 
-openstack_opts = [
-    cfg.BoolOpt("validate_images", default=True,
-                help="Look templates' images up in Glance (existence, os_distro, "
-                "magnum_driver)."),
-    cfg.BoolOpt("validate_flavors", default=True,
-                help="Look flavors up in Nova, including the root-disk check."),
-    cfg.BoolOpt("validate_keypairs", default=True, help="Look keypairs up in Nova."),
-    cfg.BoolOpt("validate_networks", default=True,
-                help="Look external / fixed networks and subnets up in Neutron."),
-    cfg.BoolOpt("validate_projects", default=True,
-                help="Check in Keystone that a quota's project exists."),
-    cfg.StrOpt("os_interface", default="public",
-               help="Catalog interface used to reach the other services."),
-    cfg.StrOpt("os_region_name", help="Catalog region used to reach the other services."),
-    cfg.URIOpt("image_endpoint_override", help="Glance endpoint, instead of the catalog's."),
-    cfg.URIOpt("compute_endpoint_override", help="Nova endpoint, instead of the catalog's."),
-    cfg.URIOpt("network_endpoint_override",
-               help="Neutron endpoint, instead of the catalog's."),
-    cfg.URIOpt("identity_endpoint_override",
-               help="Keystone endpoint, instead of the catalog's."),
-    cfg.FloatOpt("os_timeout", default=10.0, min=0.1,
-                 help="Seconds to wait for another service's answer."),
-    cfg.BoolOpt("os_insecure", default=False,
-                help="Skip TLS certificate checks when calling the other services."),
-    cfg.StrOpt("os_cafile", help="CA bundle for TLS to the other services."),
-]
-CONF.register_opts(openstack_opts, group="api")
 
 _SESSION: session.Session | None = None
 
@@ -248,7 +220,3 @@ class Services:
         if status != 200:
             raise exception.AuthorizationFailure(
                 client="keystone", message=f"project lookup answered {status}")
-
-
-def list_opts():
-    return [("api", openstack_opts)]

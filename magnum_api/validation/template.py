@@ -5,22 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from oslo_config import cfg
-
+from magnum_api.conf import CONF
 from magnum_api.validation.openstack import Services
 from magnum_common import exception
 from magnum_common.drivers import settings
 
 LOG = logging.getLogger(__name__)
-CONF = cfg.CONF
 
-template_opts = [
-    cfg.ListOpt("kubernetes_allowed_network_drivers", default=["flannel", "calico"],
-                help="Network drivers templates may use; 'all' allows every supported one."),
-    cfg.StrOpt("kubernetes_default_network_driver", default="flannel",
-               help="Network driver of templates that name none."),
-]
-CONF.register_opts(template_opts, group="cluster_template")
 
 SUPPORTED_NETWORK_DRIVERS = {"kubernetes": ("flannel", "calico", "cilium")}
 SUPPORTED_VOLUME_DRIVERS = {"kubernetes": ("cinder",)}
@@ -90,7 +81,3 @@ def check_resources(services: Services, values: dict[str, Any], labels: dict | N
         for key in ("flavor_id", "master_flavor_id"):
             if values.get(key):
                 services.check_root_disk(values[key], size)
-
-
-def list_opts():
-    return [("cluster_template", template_opts)]

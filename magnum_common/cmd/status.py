@@ -29,11 +29,11 @@ from sqlalchemy import exc as sa_exc
 from stevedore import driver
 
 from magnum_common import states
+from magnum_common.config import CONF
 from magnum_common.db import api as db_api
 from magnum_common.db import migration
 from magnum_common.db.clusters import ClusterRepository
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 Code = upgradecheck.Code
@@ -44,12 +44,6 @@ POLICY_NAME = "magnum"
 CERT_MANAGER_NAMESPACE = "magnum.cert_manager.backend"
 DRIVERS_NAMESPACE = "magnum.drivers"
 OPTS_NAMESPACE = "oslo.config.opts"
-#: Used when ``[cluster_heat] create_timeout`` / ``update_timeout`` are not declared by any
-#: installed package (their defaults where the conductor declares them).
-DEFAULT_CREATE_TIMEOUT_MINUTES = 60
-DEFAULT_UPDATE_TIMEOUT_MINUTES = 60
-#: Default of ``[certificates] cert_manager_type`` when no package declares it.
-DEFAULT_CERT_MANAGER = "barbican"
 _MAX_LISTED = 10
 
 
@@ -76,11 +70,18 @@ def register_project_options(conf: cfg.ConfigOpts, groups: tuple[str, ...]) -> l
     return problems
 
 
-def _option(group: str, name: str, default):
+def _option(group: str, name: str):
+    """An option another package declares, registered from its entry point on first use.
+
+    Its default is the declaring package's, never a copy; None when no installed package
+    declares it.
+    """
+    if group not in CONF or name not in CONF[group]:
+        register_project_options(CONF, (group,))
     try:
-        return getattr(getattr(CONF, group), name)
+        return CONF[group][name]
     except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
-        return default
+        return None
 
 
 def _listed(items: list[str]) -> str:
@@ -244,10 +245,13 @@ class Checks(upgradecheck.UpgradeCommands):
         counted from the row's last change. The conductors' status sync fails such clusters
         itself, so finding one means no conductor is doing its periodic work.
         """
-        create_timeout = _option("cluster_heat", "create_timeout",
-                                 DEFAULT_CREATE_TIMEOUT_MINUTES)
-        update_timeout = _option("cluster_heat", "update_timeout",
-                                 DEFAULT_UPDATE_TIMEOUT_MINUTES)
+        create_timeout = _option("cluster_heat", "create_timeout")
+        update_timeout = _option("cluster_heat", "update_timeout")
+        if create_timeout is None or update_timeout is None:
+            return Result(Code.WARNING, "No installed package declares [cluster_heat] "
+                                        "create_timeout and update_timeout (is "
+                                        "magnum_conductor installed?): stuck clusters "
+                                        "cannot be judged.")
         try:
             clusters = ClusterRepository().in_statuses(states.IN_PROGRESS)
         except (db_exc.DBError, sa_exc.SQLAlchemyError) as exc:
@@ -280,7 +284,11 @@ class Checks(upgradecheck.UpgradeCommands):
         ``probe()`` takes no argument (an instance method gets a backend built without
         arguments) and raises when the store cannot be used.
         """
-        name = name or _option("certificates", "cert_manager_type", DEFAULT_CERT_MANAGER)
+        name = name or _option("certificates", "cert_manager_type")
+        if name is None:
+            return Result(Code.WARNING, "No installed package declares [certificates] "
+                                        "cert_manager_type (is magnum_conductor installed?): "
+                                        "the certificate store cannot be checked.")
         try:
             backend = driver.DriverManager(CERT_MANAGER_NAMESPACE, name, invoke_on_load=False,
                                            on_load_failure_callback=_reraise).driver
@@ -311,7 +319,7 @@ class Checks(upgradecheck.UpgradeCommands):
 
     def check_drivers(self, namespace: str = DRIVERS_NAMESPACE) -> Result:
         """Every enabled driver (``magnum.drivers`` entry points) imports and instantiates."""
-        disabled = set(_option("drivers", "disabled_drivers", []))
+        disabled = set(CONF.drivers.disabled_drivers)
         loaded, broken = [], []
         for entry in sorted(importlib.metadata.entry_points(group=namespace),
                             key=lambda e: e.name):

@@ -19,24 +19,15 @@ from typing import Any
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext
 from magnum_common.drivers.base import TrusteeCredentials
+from magnum_conductor.conf import CONF
 from magnum_conductor.identity import keystone, trust
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-nova_client_opts = [
-    cfg.StrOpt("region_name", help="Region of the Nova endpoint in the catalog."),
-    cfg.StrOpt("endpoint_type", default="publicURL",
-               help="Catalog interface of the Nova endpoint."),
-    cfg.StrOpt("api_version", default="2.1", help="Nova API microversion."),
-]
-CONF.register_opts(nova_client_opts, group="nova_client")
 
 
 def requester_token_valid(context: RequestContext) -> bool:
@@ -148,7 +139,3 @@ class Resources:
             return nova.keypairs.get(name).public_key
         except nova_exc.NotFound:
             return None
-
-
-def list_opts():
-    return [("nova_client", nova_client_opts)]

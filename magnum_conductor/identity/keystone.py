@@ -25,7 +25,7 @@ Public API: ``auth_url()``, ``session_for_context(context)``, ``admin_session()`
 ``domain_admin_session()``, ``trust_session(user_id, password, trust_id)``,
 ``client(session)`` (python-keystoneclient v3), ``trustee_domain_id()``,
 ``url_for(service_type, interface, region)``, ``forget_trust_session(user_id, trust_id)``,
-``reset_cache()``, ``list_opts()``.
+``reset_cache()``.
 """
 
 from __future__ import annotations
@@ -41,49 +41,14 @@ from keystoneauth1 import session as ks_session
 from keystoneauth1.identity import access as access_plugin
 from keystoneauth1.identity import v3
 from keystoneclient.v3 import client as kc_v3
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import exception
 from magnum_common.context import RequestContext
+from magnum_conductor.conf import AUTH_GROUP, CONF, TRUST_GROUP
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
-AUTH_GROUP = "keystone_auth"
-TRUST_GROUP = "trust"
-
-
-def _common_auth_opts() -> list[cfg.Opt]:
-    """keystoneauth's auth_type / auth_section, with auth_type defaulting to password."""
-    opts = ks_loading.get_auth_common_conf_options()
-    for opt in opts:
-        if opt.dest == "auth_type":
-            opt.default = "password"
-    return opts
-
-
-auth_common_opts = _common_auth_opts()
-CONF.register_opts(auth_common_opts, group=AUTH_GROUP)
-ks_loading.register_session_conf_options(CONF, AUTH_GROUP)
-
-trustee_domain_opts = [
-    cfg.StrOpt("trustee_domain_id",
-               help="Id of the domain holding the clusters' trustee users."),
-    cfg.StrOpt("trustee_domain_name",
-               help="Name of the domain holding the clusters' trustee users."),
-    cfg.StrOpt("trustee_domain_admin_id",
-               help="Id of the user allowed to manage users in the trustee domain."),
-    cfg.StrOpt("trustee_domain_admin_name",
-               help="Name of the user allowed to manage users in the trustee domain."),
-    cfg.StrOpt("trustee_domain_admin_domain_id",
-               help="Domain of the trustee domain admin (default: the trustee domain)."),
-    cfg.StrOpt("trustee_domain_admin_domain_name",
-               help="Domain name of the trustee domain admin (default: the trustee domain)."),
-    cfg.StrOpt("trustee_domain_admin_password", secret=True,
-               help="Password of the trustee domain admin."),
-]
-CONF.register_opts(trustee_domain_opts, group=TRUST_GROUP)
 
 _lock = threading.Lock()
 _admin: ks_session.Session | None = None
@@ -259,11 +224,3 @@ def url_for(service_type: str, interface: str = "public",
                                  region_name=region)
     except ks_exc.EndpointNotFound:
         return None
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    auth_opts = (auth_common_opts
-                 + ks_loading.get_session_conf_options()
-                 + ks_loading.get_auth_plugin_conf_options("password"))
-    unique = list({opt.dest: opt for opt in auth_opts}.values())
-    return [(AUTH_GROUP, unique), (TRUST_GROUP, trustee_domain_opts)]

@@ -20,7 +20,7 @@ Public API:
     ``delete_trustee_and_trust(context, cluster) -> bool``,
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
     ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
-    ``rotate_trustee_password(cluster) -> str`` (new encrypted password), ``list_opts()``.
+    ``rotate_trustee_password(cluster) -> str`` (new encrypted password).
 ``cluster`` is any object with ``uuid``, ``project_id``, ``user_id``, ``trustee_user_id``,
 ``trustee_password`` (encrypted) and ``trust_id`` attributes (a DB row).
 """
@@ -31,37 +31,16 @@ from typing import Any
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext
+from magnum_conductor.conf import CONF
 from magnum_conductor.identity import keystone
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 GROUP = keystone.TRUST_GROUP
-
-trust_opts = [
-    cfg.BoolOpt(
-        "cluster_user_trust", default=False,
-        help="Pass the trust id to the cluster's nodes, letting them call OpenStack APIs as "
-        "the cluster owner (needed by in-cluster cloud providers).",
-    ),
-    cfg.ListOpt(
-        "roles", default=[],
-        help="Roles delegated by the trust; empty means the requesting user's roles.",
-    ),
-    cfg.StrOpt(
-        "trustee_keystone_interface", default="public",
-        choices=["public", "internal", "admin"],
-        help="Keystone endpoint interface the cluster's nodes use with the trustee.",
-    ),
-    cfg.StrOpt("trustee_keystone_region_name",
-               help="Region of the Keystone endpoint the cluster's nodes use."),
-]
-CONF.register_opts(trust_opts, group=GROUP)
 
 
 def trustee_username(cluster: Any) -> str:
@@ -244,7 +223,3 @@ def rotate_trustee_password(cluster: Any) -> str:
     except ks_exc.ClientException as exc:
         raise exception.TrusteeOrTrustToClusterFailed(cluster_uuid=cluster.uuid) from exc
     return encrypted
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    return [(GROUP, trust_opts)]

@@ -22,7 +22,7 @@ Public API:
     ``generate_client_certificate(ca, common_name, organization) -> CertKeyPair``,
     ``generate_cluster_certificates(cluster_name_or_uuid) -> ClusterCertificates``,
     ``sign_csr(ca_cert_pem, ca_key_pem, passphrase, csr_pem) -> str``,
-    ``decrypt_key(key_pem, passphrase) -> str``, ``list_opts()``.
+    ``decrypt_key(key_pem, passphrase) -> str``.
 Errors: ``InvalidCsr`` (unparseable CSR or bad CSR signature), ``CertificateValidationError``
 (a critical extension or key usage the policy refuses).
 """
@@ -38,80 +38,14 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, ExtensionOID, NameOID
-from oslo_config import cfg, types
 
 from magnum_common import exception
-
-CONF = cfg.CONF
+from magnum_conductor.conf import CONF, EXTENSION_NAMES, KEY_USAGES
 
 GROUP = "x509"
 
-#: Names accepted by ``[x509] allowed_key_usage`` and the KeyUsage fields they stand for.
-KEY_USAGES = {
-    "Digital Signature": "digital_signature",
-    "Non Repudiation": "content_commitment",
-    "Key Encipherment": "key_encipherment",
-    "Data Encipherment": "data_encipherment",
-    "Key Agreement": "key_agreement",
-    "Certificate Sign": "key_cert_sign",
-    "CRL Sign": "crl_sign",
-    "Encipher Only": "encipher_only",
-    "Decipher Only": "decipher_only",
-}
 _CA_KEY_USAGES = frozenset({"key_cert_sign", "crl_sign"})
 
-#: Names accepted by ``[x509] allowed_extensions`` (a dotted OID is accepted too).
-EXTENSION_NAMES = {
-    ExtensionOID.KEY_USAGE: "keyUsage",
-    ExtensionOID.EXTENDED_KEY_USAGE: "extendedKeyUsage",
-    ExtensionOID.SUBJECT_ALTERNATIVE_NAME: "subjectAltName",
-    ExtensionOID.BASIC_CONSTRAINTS: "basicConstraints",
-    ExtensionOID.SUBJECT_KEY_IDENTIFIER: "subjectKeyIdentifier",
-    ExtensionOID.AUTHORITY_KEY_IDENTIFIER: "authorityKeyIdentifier",
-    ExtensionOID.ISSUER_ALTERNATIVE_NAME: "issuerAltName",
-    ExtensionOID.NAME_CONSTRAINTS: "nameConstraints",
-    ExtensionOID.CRL_DISTRIBUTION_POINTS: "cRLDistributionPoints",
-    ExtensionOID.CERTIFICATE_POLICIES: "certificatePolicies",
-    ExtensionOID.AUTHORITY_INFORMATION_ACCESS: "authorityInfoAccess",
-    ExtensionOID.TLS_FEATURE: "TLSFeature",
-}
-
-x509_opts = [
-    cfg.BoolOpt(
-        "allow_ca", default=False,
-        help="Whether CSRs may obtain CA certificates (basicConstraints CA=true, certificate "
-        "and CRL signing key usages). When False those are stripped, or the CSR is refused "
-        "when they are marked critical.",
-    ),
-    cfg.ListOpt(
-        "allowed_extensions",
-        default=["keyUsage", "extendedKeyUsage", "subjectAltName", "basicConstraints",
-                 "subjectKeyIdentifier"],
-        help="Extensions copied from a CSR into the signed certificate; others are dropped, "
-        "or the CSR is refused when they are critical. Names as in RFC 5280 "
-        f"({', '.join(EXTENSION_NAMES.values())}) or dotted OIDs.",
-    ),
-    cfg.ListOpt(
-        "allowed_key_usage",
-        item_type=types.String(choices=list(KEY_USAGES)),
-        default=["Digital Signature", "Key Encipherment", "Non Repudiation"],
-        help="Key usages kept from a CSR's keyUsage extension; others are dropped, or the "
-        "CSR is refused when the extension is critical.",
-    ),
-    cfg.IntOpt("term_of_validity", default=365 * 5, min=1,
-               help="Days a generated or signed certificate is valid."),
-    cfg.StrOpt(
-        "key_algorithm", default="ec", choices=[
-            ("ec", "ECDSA on curve P-256: fast to generate, accepted by Kubernetes and etcd"),
-            ("rsa", "RSA with [x509] rsa_key_size bits"),
-        ],
-        help="Key type of the cluster CAs and of Magnum's client certificate.",
-    ),
-    cfg.IntOpt("rsa_key_size", default=2048, min=2048,
-               help="Size in bits of RSA keys, when key_algorithm is rsa."),
-]
-
-CONF.register_opts(x509_opts, group=GROUP)
 
 _PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
 
@@ -361,7 +295,3 @@ def sign_csr(ca_cert_pem: str, ca_key_pem: str, passphrase: str | None, csr_pem:
     cert = _issue(csr.subject, public_key, ca_cert.subject, ca_key.public_key(), ca_key,
                   _filter_extensions(extensions), ca_cert.not_valid_after_utc)
     return _pem(cert)
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    return [(GROUP, x509_opts)]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import states
@@ -19,14 +18,7 @@ from magnum_common.drivers import registry
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.status.hashring import Partition
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-health_opts = [
-    cfg.IntOpt("health_polling_interval", default=60,
-               help="Seconds between two health polls of the clusters; negative disables."),
-]
-CONF.register_opts(health_opts, group="kubernetes")
 
 
 def poll_cluster(cluster: Any) -> tuple[str, dict[str, Any]] | None:
@@ -71,7 +63,3 @@ class HealthPoller:
             except Exception:
                 LOG.exception("Could not save the health of cluster %s", cluster.uuid)
         return changed
-
-
-def list_opts():
-    return [("kubernetes", health_opts)]

@@ -10,29 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import states
 from magnum_common.context import make_admin_context
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.drivers import settings
+from magnum_conductor.conf import CONF
 from magnum_conductor.engine import notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
-
-cluster_heat_opts = [
-    cfg.IntOpt("create_timeout", default=60, min=0,
-               help="Minutes a cluster stack may take to create when the cluster does not "
-               "set create_timeout."),
-    cfg.IntOpt("update_timeout", default=60, min=1,
-               help="Minutes an update, resize, upgrade or delete may stay in progress "
-               "before the conductor marks it failed."),
-]
-CONF.register_opts(cluster_heat_opts, group="cluster_heat")
 
 
 def create_timeout(cluster: Any) -> int:
@@ -231,7 +220,3 @@ DELETE = Operation(
     name=states.OP_DELETE, gate=ANY_STATUS, in_progress=states.DELETE_IN_PROGRESS,
     failed=states.DELETE_FAILED, action=notifications.DELETE,
     describe=lambda job: "Deleting the cluster.", run=run_delete, on_failure=fail_delete)
-
-
-def list_opts():
-    return [("cluster_heat", cluster_heat_opts)]

@@ -5,40 +5,24 @@ certificate container owned by Magnum's service user), ``x509keypair`` (the data
 keys and passphrases encrypted with ``magnum_common.crypto``) and ``local`` (files under
 ``[certificates] storage_path``, for single-host testing).
 
-The ``[certificates]`` options of all backends are registered here, so they can be set
-before a backend is loaded.
-
 Public API: ``get_backend(name=None) -> CertManager`` (one instance per backend and process),
-``Cert``, ``CertManager`` (see ``base``), ``list_opts()`` (every option of the package).
+``Cert``, ``CertManager`` (see ``base``). The options are in magnum_conductor/conf.py.
 """
 
 from __future__ import annotations
 
 import threading
 
-from oslo_config import cfg
 from stevedore import driver
 
 from magnum_common import exception
+from magnum_conductor.conf import CONF
 from magnum_conductor.pki.cert_manager.base import Cert, CertManager
 
-__all__ = ["Cert", "CertManager", "get_backend", "list_opts"]
-
-CONF = cfg.CONF
+__all__ = ["Cert", "CertManager", "get_backend"]
 
 GROUP = "certificates"
 NAMESPACE = "magnum.cert_manager.backend"
-
-cert_manager_opts = [
-    cfg.StrOpt(
-        "cert_manager_type", default="barbican",
-        help="Where cluster certificates are stored: barbican, x509keypair (the database) "
-        "or local (files; single host, testing only).",
-    ),
-    cfg.StrOpt("storage_path", default="/var/lib/magnum/certificates/",
-               help="Directory of the local certificate backend."),
-]
-CONF.register_opts(cert_manager_opts, group=GROUP)
 
 _lock = threading.Lock()
 _backends: dict[str, CertManager] = {}
@@ -57,9 +41,3 @@ def get_backend(name: str | None = None) -> CertManager:
                 ) from exc
             _backends[name] = manager.driver
         return _backends[name]
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    from magnum_conductor.pki.cert_manager import barbican
-
-    return [(GROUP, cert_manager_opts), *barbican.list_opts()]

@@ -14,26 +14,18 @@ from typing import Any
 from barbicanclient import client as barbican_client
 from barbicanclient import exceptions as barbican_exc
 from keystoneauth1 import exceptions as ks_exc
-from oslo_config import cfg
 from oslo_log import log as logging
 
 from magnum_common import exception, utils
 from magnum_common.context import RequestContext
+from magnum_conductor.conf import CONF
 from magnum_conductor.identity import keystone
 from magnum_conductor.pki.cert_manager import base
 
-CONF = cfg.CONF
 LOG = logging.getLogger(__name__)
 
 GROUP = "barbican_client"
 
-barbican_opts = [
-    cfg.StrOpt("region_name", help="Region of the key-manager endpoint."),
-    cfg.StrOpt("endpoint_type", default="publicURL",
-               choices=["publicURL", "internalURL", "adminURL", "public", "internal", "admin"],
-               help="Catalog interface of the key-manager endpoint."),
-]
-CONF.register_opts(barbican_opts, group=GROUP)
 
 _MISSING = (LookupError, ValueError, ks_exc.NotFound)
 
@@ -126,7 +118,3 @@ class CertManager(base.CertManager):
             except barbican_exc.HTTPClientError as exc:
                 if not _is_not_found(exc):
                     raise
-
-
-def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
-    return [(GROUP, barbican_opts)]

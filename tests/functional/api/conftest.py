@@ -12,7 +12,6 @@ from oslo_config import cfg
 from oslo_messaging.rpc import client as rpc_client
 
 from magnum_api import app as api_app
-from magnum_api import opts as api_opts
 from magnum_api import policy
 from magnum_common import rpc
 from magnum_common.drivers import registry
@@ -23,7 +22,6 @@ TRANSPORT_URL = "rabbit://guest:guest@127.0.0.1:5672/"
 PROJECT = "project-a"
 CONF.register_opts(oslo_messaging.transport._transport_opts)
 CONF.register_opts(rpc_client._client_opts)
-api_opts.list_opts()
 OTHER_PROJECT = "project-b"
 
 

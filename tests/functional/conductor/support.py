@@ -92,7 +92,7 @@ def apply_options(values: dict[str, dict[str, Any]]) -> None:
     from keystoneauth1 import loading as ks_loading
 
     from magnum_common.db import services  # noqa: F401 - registers service_down_time
-    from magnum_conductor import opts  # noqa: F401 - registers every conductor option
+    from magnum_conductor import conf  # noqa: F401 - registers every conductor option
     from magnum_conductor.identity import keystone
 
     CONF.register_opts(ks_loading.get_auth_plugin_conf_options("password"), "keystone_auth")

@@ -392,8 +392,8 @@ def test_only_the_named_groups_are_registered_from_the_generator_entry_points():
     assert "topic" in conf.conductor  # [conductor] topic, namespace magnum.common
     assert "host" not in conf  # [DEFAULT] was not asked for
     failed = {problem.split(":")[0] for problem in problems}
-    for namespace, module in (("magnum.api", "magnum_api.opts"),
-                              ("magnum.conductor", "magnum_conductor.opts"),
+    for namespace, module in (("magnum.api", "magnum_api.conf"),
+                              ("magnum.conductor", "magnum_conductor.conf"),
                               ("magnum.drivers", "drivers.heat.conf")):
         if not _importable(module):
             assert namespace in failed, problems
@@ -403,9 +403,9 @@ def test_conductor_options_are_read_when_the_conductor_declares_them():
     conf = cfg.ConfigOpts()
     problems = status.register_project_options(conf, ("cluster_heat", "certificates"))
 
-    if _importable("magnum_conductor.opts") and not any(
+    if _importable("magnum_conductor.conf") and not any(
             p.startswith("magnum.conductor") for p in problems):
-        assert conf.cluster_heat.create_timeout == status.DEFAULT_CREATE_TIMEOUT_MINUTES
-        assert conf.certificates.cert_manager_type == status.DEFAULT_CERT_MANAGER
+        assert conf.cluster_heat.create_timeout == 60
+        assert conf.certificates.cert_manager_type == "barbican"
     else:
         assert "cluster_heat" not in conf

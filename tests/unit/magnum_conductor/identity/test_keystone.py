@@ -15,6 +15,7 @@ from oslo_config import cfg
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
+from magnum_conductor import conf
 from magnum_conductor.identity import keystone
 
 CONF = cfg.CONF
@@ -139,7 +140,7 @@ def test_trust_sessions_are_cached_per_credentials_and_forgotten():
 
 
 def test_options_are_listed():
-    groups = dict(keystone.list_opts())
+    groups = dict(conf.list_opts())
     names = {opt.dest for opt in groups["keystone_auth"]}
     assert {"auth_type", "auth_url", "password", "cafile", "insecure"} <= names
     assert {opt.name for opt in groups["trust"]} >= {
