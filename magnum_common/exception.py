@@ -406,6 +406,18 @@ class HeatUnavailable(ServiceUnavailable):
     message = "Heat did not answer after %(attempts)d attempts: %(error)s"
 
 
+class ServiceTimedOut(ServiceUnavailable):
+    """Another service (Keystone, Barbican...) left a request without an answer."""
+
+    message = "%(call)s"
+
+
+class OperationTimedOut(MagnumException):
+    """A conductor worked on an operation past its maximum run time (the watchdog)."""
+
+    message = "%(operation)s did not finish within %(seconds)d s: %(waiting)s"
+
+
 class DecryptionFailed(MagnumException):
     """A server-side configuration fault, reported as such (not as a RemoteError)."""
 

@@ -42,6 +42,18 @@ conductor_opts = [
                help="Threads the reconciler uses to replay operations."),
     cfg.IntOpt("sync_interval", default=10, min=1,
                help="Seconds between two Heat status syncs of the in-progress clusters."),
+    cfg.IntOpt("operation_timeout", default=900, min=1,
+               help="Longest a conductor works on one operation (trust, certificates, the "
+               "request to Heat with its retries; Heat's own work is bounded by "
+               "[cluster_heat] create_timeout / update_timeout). Past it the operation "
+               "fails with a reason naming the service that did not answer, and the lease "
+               "is released."),
+    cfg.DictOpt("operation_timeouts",
+                default={"cluster_delete": "1500", "nodegroup_delete": "1500"},
+                help="operation_timeout per operation kind (kind:seconds), e.g. "
+                "cluster_create:1200. A delete waits for its node groups' stacks to go "
+                "first ([drivers] nodegroup_stack_delete_timeout), hence its longer "
+                "default."),
 ]
 
 #: ``[cluster_heat]``: how long an operation may stay in progress (engine/handlers/cluster.py).
@@ -66,6 +78,8 @@ nova_client_opts = [
     cfg.StrOpt("endpoint_type", default="publicURL",
                help="Catalog interface of the Nova endpoint."),
     cfg.StrOpt("api_version", default="2.1", help="Nova API microversion."),
+    cfg.FloatOpt("timeout", default=30.0, min=0.1,
+                 help="Seconds before a Nova request without an answer fails."),
 ]
 
 #: Names accepted by ``[x509] allowed_key_usage`` and the KeyUsage fields they stand for.
@@ -144,9 +158,23 @@ def _common_auth_opts() -> list[cfg.Opt]:
     return opts
 
 
+def _session_opts() -> list[cfg.Opt]:
+    """keystoneauth's session options, with a timeout: keystoneauth waits forever by
+    default, and a Keystone that accepts connections but never answers would hold an
+    operation (and its lease) for good."""
+    opts = ks_loading.get_session_conf_options()
+    for opt in opts:
+        if opt.dest == "timeout":
+            opt.default = 30.0
+            opt.help = ("Seconds before a request to Keystone (and to the services reached "
+                        "with these credentials) without an answer fails.")
+    return opts
+
+
 #: ``[keystone_auth]``: Magnum's service identity (identity/keystone.py); the options of
 #: the configured auth plugin are keystoneauth's, registered once the plugin is known.
 auth_common_opts = _common_auth_opts()
+session_opts = _session_opts()
 
 #: ``[trust]``: the trustee domain and its admin (identity/keystone.py) ...
 trustee_domain_opts = [
@@ -203,6 +231,9 @@ barbican_opts = [
     cfg.StrOpt("endpoint_type", default="publicURL",
                choices=["publicURL", "internalURL", "adminURL", "public", "internal", "admin"],
                help="Catalog interface of the key-manager endpoint."),
+    cfg.FloatOpt("timeout", default=30.0, min=0.1,
+                 help="Seconds before a Barbican request without an answer fails (then "
+                 "the operation that needed it fails, naming Barbican)."),
 ]
 
 _GROUPS: list[tuple[str, list[cfg.Opt]]] = [
@@ -219,7 +250,16 @@ _GROUPS: list[tuple[str, list[cfg.Opt]]] = [
 
 for _group, _opts in _GROUPS:
     CONF.register_opts(_opts, group=_group)
-ks_loading.register_session_conf_options(CONF, AUTH_GROUP)
+CONF.register_opts(session_opts, group=AUTH_GROUP)
+
+
+def operation_timeout(kind: str | None) -> int:
+    """Seconds operation ``kind`` may run under its lease (see ``operation_timeouts``)."""
+    value = CONF.conductor.operation_timeouts.get(kind or "")
+    try:
+        return max(1, int(value)) if value is not None else CONF.conductor.operation_timeout
+    except ValueError:
+        return CONF.conductor.operation_timeout
 
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
@@ -228,7 +268,7 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     ``[keystone_auth]`` also lists keystoneauth's session options and the password plugin's
     options, so the sample shows what a deployment sets there.
     """
-    auth_opts = (auth_common_opts + ks_loading.get_session_conf_options()
+    auth_opts = (auth_common_opts + session_opts
                  + ks_loading.get_auth_plugin_conf_options("password"))
     unique = list({opt.dest: opt for opt in auth_opts}.values())
     return [(group, unique if group == AUTH_GROUP else opts) for group, opts in _GROUPS]

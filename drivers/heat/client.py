@@ -12,6 +12,7 @@ from heatclient import client as heat_client
 from keystoneauth1 import session as ks_session
 
 from drivers.heat.conf import CONF
+from magnum_common import outbound
 from magnum_common.utils import catalog_interface
 
 
@@ -21,7 +22,7 @@ def heat(session: ks_session.Session) -> Any:
     verify: bool | str = False if opts.insecure else (opts.ca_file or session.verify)
     cert = (opts.cert_file, opts.key_file) if opts.cert_file else session.cert
     heat_session = ks_session.Session(auth=session.auth, verify=verify, cert=cert,
-                                      timeout=opts.timeout)
+                                      timeout=opts.timeout, session=outbound.tracked("Heat"))
     return heat_client.Client(opts.api_version, session=heat_session,
                               service_type="orchestration",
                               interface=catalog_interface(opts.endpoint_type),

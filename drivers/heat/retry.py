@@ -18,7 +18,7 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
 from drivers.heat.conf import CONF
-from magnum_common import exception
+from magnum_common import exception, outbound
 
 LOG = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -70,6 +70,9 @@ def call(func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         raise
     except Exception as exc:
         if is_transient(exc):
+            failed = outbound.unanswered()
+            if failed is not None and failed.service != "Heat":  # e.g. Keystone's token
+                raise exception.ServiceTimedOut(call=failed.describe()) from exc
             raise exception.HeatUnavailable(attempts=attempts, error=_describe(exc)) from exc
         if is_conflict(exc):
             raise exception.StackBusy(str(exc).strip() or None) from exc

@@ -6,6 +6,11 @@ MariaDB and PostgreSQL. While a conductor works it renews the lease from a heart
 if a renewal finds the lease gone (it expired and another conductor took it) the work is
 told to stop through ``Lease.lost`` and every later write under the lease is refused.
 
+A lease may carry a deadline (``limit``): the operation's maximum run time. Past it the
+renewing thread stops renewing, refuses every later write of the worker (which may still be
+waiting for a service that never answers), has the failure recorded in the same UPDATE
+that frees the lease, and forgets the cluster, so the next request can start at once.
+
 Within one process the registry also remembers which clusters are held, because the owner
 id is per process: a second acquire by the same owner would succeed in the database, and
 releasing it would cut the first holder's lease.
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from oslo_log import log as logging
 
@@ -37,10 +43,17 @@ class Lease:
         self.cluster_uuid = cluster_uuid
         self.owner = registry.owner
         self.lost = threading.Event()
+        #: Set when the deadline passed: the worker's writes are refused from then on.
+        self.overrun = threading.Event()
+        #: The thread doing the work (the one that entered the lease).
+        self.worker: int | None = None
+        self._deadline: float | None = None
+        self._on_overrun: Callable[[Lease], None] | None = None
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> Lease:
+        self.worker = threading.get_ident()
         seconds = CONF.conductor.lease_seconds
         self._thread = threading.Thread(target=self._renew, args=(seconds,),
                                         name=f"lease-{self.cluster_uuid[:8]}", daemon=True)
@@ -52,12 +65,27 @@ class Lease:
 
     def ensure(self) -> None:
         """Raise LeaseLost when the lease is no longer ours (stop before writing)."""
-        if self.lost.is_set():
+        if self.lost.is_set() or (self.overrun.is_set()
+                                  and threading.get_ident() == self.worker):
             raise LeaseLost(cluster=self.cluster_uuid)
+
+    def limit(self, seconds: float, on_overrun: Callable[[Lease], None]) -> None:
+        """Give the work ``seconds``; past them ``on_overrun(lease)`` runs on the renewing
+        thread, records the failure and releases the lease (in one UPDATE)."""
+        self._deadline = time.monotonic() + seconds
+        self._on_overrun = on_overrun
 
     def _renew(self, seconds: int) -> None:
         period = max(0.5, seconds / 3.0)
-        while not self._done.wait(period):
+        while True:
+            wait = period
+            if self._deadline is not None:
+                wait = max(0.0, min(period, self._deadline - time.monotonic()))
+            if self._done.wait(wait):
+                return
+            if self._deadline is not None and time.monotonic() >= self._deadline:
+                self._stop_overrun()
+                return
             try:
                 if not clusters.renew_lock(self.cluster_uuid, self.owner, seconds):
                     LOG.warning("Lost the lease on cluster %s", self.cluster_uuid)
@@ -67,13 +95,26 @@ class Lease:
                 LOG.warning("Could not renew the lease on cluster %s; retrying",
                             self.cluster_uuid, exc_info=True)
 
+    def _stop_overrun(self) -> None:
+        self.overrun.set()
+        LOG.warning("Cluster %s: the operation overran its maximum run time; stopping it",
+                    self.cluster_uuid)
+        try:
+            if self._on_overrun is not None:
+                self._on_overrun(self)
+        except Exception:  # the lease then simply expires
+            LOG.exception("Could not record the overrun on cluster %s", self.cluster_uuid)
+        self.lost.set()
+        self.registry._forget(self.cluster_uuid)
+
     def release(self) -> None:
         if self._done.is_set():
             return
         self._done.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(5)
-        self.registry._forget(self.cluster_uuid)
+        if not self.overrun.is_set():  # else forgotten already; a newer lease may be held
+            self.registry._forget(self.cluster_uuid)
         if self.lost.is_set():
             return
         try:

@@ -20,9 +20,12 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
+import requests
+from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
-from magnum_common import exception, states
+from magnum_common import exception, outbound, states
+from magnum_conductor.conf import operation_timeout
 from magnum_conductor.engine import notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.lease import LeaseLost
@@ -50,12 +53,27 @@ class Operation:
 
 
 def _reason(exc: Exception) -> str:
-    """The error as the status_reason, with its cause (e.g. why a trust was refused)."""
+    """The error as the status_reason, with its cause (e.g. why a trust was refused); a
+    request that got no answer names its service."""
     text = str(exc).strip() or type(exc).__name__
+    unanswered = outbound.unanswered()
+    if unanswered is not None and unanswered.service not in text and _no_answer(exc):
+        text = f"{unanswered.describe()}: {text}"
     cause = exc.__cause__
     if cause is not None and str(cause).strip() and str(cause) not in text:
         text = f"{text}: {str(cause).strip()}"
     return text if len(text) < 4000 else text[:4000] + "..."
+
+
+def _no_answer(exc: BaseException | None) -> bool:
+    """Whether a timeout or a failed connection is behind ``exc`` (its causes included)."""
+    for _ in range(6):
+        if exc is None:
+            return False
+        if isinstance(exc, (ks_exc.ConnectionError, requests.RequestException, OSError)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def execute(job: Job, op: Operation | None) -> Any:
@@ -86,6 +104,9 @@ def execute(job: Job, op: Operation | None) -> Any:
                                job.nodegroups())
     else:
         LOG.info("Resuming %s of cluster %s", name, job.uuid)
+    outbound.forget()
+    seconds = operation_timeout(name)
+    job.lease.limit(seconds, lambda lease: overrun(job, op, seconds))
     try:
         return op.run(job)
     except LeaseLost:
@@ -116,12 +137,25 @@ def _isotime(value: datetime.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def fail(job: Job, op: Operation, exc: Exception) -> None:
-    """Record the failure: ``*_FAILED`` with the error as reason, operation cleared."""
+def overrun(job: Job, op: Operation, seconds: int) -> None:
+    """The watchdog (lease thread): the operation ran past its maximum time; fail it with
+    what the worker is waiting for, and free the lease in the same UPDATE."""
+    waiting = outbound.unanswered(job.lease.worker)
+    exc = exception.OperationTimedOut(
+        operation=op.name, seconds=seconds,
+        waiting=waiting.describe() if waiting is not None
+        else "it was not waiting for another service")
+    LOG.error("%s of cluster %s: %s", op.name, job.uuid, exc)
+    fail(job, op, exc, lock_owner=None, lock_expires_at=None)
+
+
+def fail(job: Job, op: Operation, exc: Exception, **release: Any) -> None:
+    """Record the failure: ``*_FAILED`` with the error as reason, operation cleared
+    (``release``: the lease columns too, by the watchdog)."""
     try:
         if op.on_failure is not None:
             op.on_failure(job, exc)
-        job.finish(status=op.failed, status_reason=_reason(exc))
+        job.finish(status=op.failed, status_reason=_reason(exc), **release)
     except LeaseLost:
         return
     notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,

@@ -132,7 +132,8 @@ class Resources:
         from novaclient import client as nova_client
         from novaclient import exceptions as nova_exc
 
-        nova = nova_client.Client(CONF.nova_client.api_version, session=self.session(),
+        session = keystone.service_session(self.session(), "Nova", CONF.nova_client.timeout)
+        nova = nova_client.Client(CONF.nova_client.api_version, session=session,
                                   endpoint_type=interface,
                                   region_name=CONF.nova_client.region_name)
         try:

@@ -23,6 +23,7 @@ are registered in the process.
 
 Public API: ``auth_url()``, ``session_for_context(context)``, ``admin_session()``,
 ``domain_admin_session()``, ``trust_session(user_id, password, trust_id)``,
+``service_session(session, service, timeout)``,
 ``client(session)`` (python-keystoneclient v3), ``trustee_domain_id()``,
 ``url_for(service_type, interface, region)``, ``forget_trust_session(user_id, trust_id)``,
 ``reset_cache()``.
@@ -43,7 +44,7 @@ from keystoneauth1.identity import v3
 from keystoneclient.v3 import client as kc_v3
 from oslo_log import log as logging
 
-from magnum_common import exception
+from magnum_common import exception, outbound
 from magnum_common.context import RequestContext
 from magnum_conductor.conf import AUTH_GROUP, CONF, TRUST_GROUP
 
@@ -96,8 +97,24 @@ def _admin_auth_plugin_opts() -> None:
 
 
 def _session(auth: object) -> ks_session.Session:
-    """A session with ``[keystone_auth]``'s TLS and timeout settings."""
-    return ks_loading.load_session_from_conf_options(CONF, AUTH_GROUP, auth=auth)
+    """A session with ``[keystone_auth]``'s TLS and timeout settings; its requests are
+    tracked (``magnum_common.outbound``) so a stuck call names Keystone."""
+    url = getattr(auth, "auth_url", None)
+    if url:
+        outbound.name_endpoint(url, "Keystone")
+    return ks_loading.load_session_from_conf_options(CONF, AUTH_GROUP, auth=auth,
+                                                     session=outbound.tracked("Keystone"))
+
+
+def service_session(sess: ks_session.Session, service: str, timeout: float,
+                    verify: bool | str | None = None,
+                    cert: str | tuple[str, str] | None = None) -> ks_session.Session:
+    """``sess``'s identity (same auth plugin, so the same cached token) for talking to
+    another service, with that service's own timeout; its requests name ``service``."""
+    return ks_session.Session(auth=sess.auth,
+                              verify=sess.verify if verify is None else verify,
+                              cert=sess.cert if cert is None else cert, timeout=timeout,
+                              session=outbound.tracked(service))
 
 
 def admin_session() -> ks_session.Session:

@@ -39,7 +39,8 @@ def _is_not_found(exc: Exception) -> bool:
 def client() -> Any:
     """A Barbican client acting as Magnum's service user."""
     return barbican_client.Client(
-        session=keystone.admin_session(),
+        session=keystone.service_session(keystone.admin_session(), "Barbican",
+                                         CONF.barbican_client.timeout),
         region_name=CONF[GROUP].region_name,
         interface=utils.catalog_interface(CONF[GROUP].endpoint_type),
     )

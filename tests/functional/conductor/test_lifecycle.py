@@ -18,10 +18,11 @@ def test_create_resize_delete(conductor, standin):
     cluster = support.record_cluster(ctx, template, node_count=1)
     api.cluster_create(ctx, cluster.uuid)
 
+    # the lease is released after the status is written (and notified)
     row = support.wait_for(
         lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
-        == states.CREATE_COMPLETE and c, what="CREATE_COMPLETE")
-    assert row.operation is None and row.lock_owner is None
+        == states.CREATE_COMPLETE and c.lock_owner is None and c, what="CREATE_COMPLETE")
+    assert row.operation is None
     assert row.api_address == "https://127.24.4.10:6443"
     assert row.trust_id and row.trustee_password and "secret" not in row.trustee_password
     assert all(getattr(row, f) for f in ("ca_cert_ref", "magnum_cert_ref",

@@ -1,0 +1,130 @@
+"""Which service each thread is waiting for, so a stuck or timed-out call names it.
+
+Every HTTP session the conductor opens to another service (Keystone, Heat, Barbican, Nova)
+carries a requests session from ``tracked(service)``. It remembers, per thread, the last
+request sent: which service, method and URL, since when, and whether it ended in a
+timeout or a refused connection. Two readers use it:
+
+* the operation watchdog (an operation past its maximum run time) says what the stuck
+  thread is waiting for: "Barbican did not answer (POST http://.../v1/secrets, 31 s)";
+* a failure caused by a timeout says which service did not answer, rather than a bare URL
+  (keystoneauth raises "Request to <url> timed out" whichever service it was).
+
+Keystone is recognised by URL (``name_endpoint``): every session also fetches tokens, and
+those requests go to Keystone whatever the session is for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import urllib.parse
+from typing import Any
+
+import requests
+
+_calls: dict[int, Call] = {}
+_endpoints: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+@dataclasses.dataclass
+class Call:
+    """One request as seen by the thread that sent it."""
+
+    service: str
+    method: str
+    url: str
+    started: float
+    timeout: float | None = None
+    ended: float | None = None
+    #: "timed out" or "connection failed" when the request got no answer.
+    error: str | None = None
+
+    def waited(self, now: float | None = None) -> float:
+        return (self.ended or now or time.monotonic()) - self.started
+
+    def describe(self) -> str:
+        """``Keystone did not answer (POST http://host/v3/auth/tokens: timed out after 3 s)``."""
+        if self.ended is None:
+            state = f"no answer for {self.waited():.0f} s"
+        elif self.error == "timed out" and self.timeout:
+            state = f"timed out after {self.timeout:g} s"
+        else:
+            state = self.error or f"answered after {self.waited():.0f} s"
+        return f"{self.service} did not answer ({self.method} {self.url}: {state})"
+
+
+def _base(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}{parts.path}".rstrip("/")
+
+
+def name_endpoint(url: str, service: str) -> None:
+    """Requests to ``url`` (and below it) are ``service``'s, whichever session sends them."""
+    base = _base(url)
+    for suffix in ("/v3", "/v2.0"):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    with _lock:
+        _endpoints[base] = service
+
+
+def service_of(url: str, default: str) -> str:
+    base = _base(url)
+    with _lock:
+        for prefix, service in _endpoints.items():
+            if base == prefix or base.startswith(prefix + "/"):
+                return service
+    return default
+
+
+class TrackedSession(requests.Session):
+    """A requests session that records each request of the sending thread."""
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.service = service
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        url = request.url or ""
+        timeout = kwargs.get("timeout")
+        if isinstance(timeout, tuple):
+            timeout = max(t for t in timeout if t is not None) if any(timeout) else None
+        call = Call(service_of(url, self.service), request.method or "GET",
+                    url.split("?", 1)[0], time.monotonic(), timeout=timeout)
+        _calls[threading.get_ident()] = call
+        try:
+            return super().send(request, **kwargs)
+        except requests.Timeout:
+            call.error = "timed out"
+            raise
+        except requests.ConnectionError:
+            call.error = "connection failed"
+            raise
+        finally:
+            call.ended = time.monotonic()
+
+
+def tracked(service: str) -> requests.Session:
+    """The requests session to hand to a keystoneauth session talking to ``service``."""
+    return TrackedSession(service)
+
+
+def last_call(thread_ident: int | None = None) -> Call | None:
+    """The last request the thread sent (the one in flight, if any)."""
+    return _calls.get(threading.get_ident() if thread_ident is None else thread_ident)
+
+
+def unanswered(thread_ident: int | None = None) -> Call | None:
+    """The thread's last request if it is still waiting or got no answer at all."""
+    call = last_call(thread_ident)
+    if call is None or (call.ended is not None and call.error is None):
+        return None
+    return call
+
+
+def forget(thread_ident: int | None = None) -> None:
+    """Drop the thread's record (a new operation starts on it)."""
+    _calls.pop(threading.get_ident() if thread_ident is None else thread_ident, None)
