@@ -40,7 +40,7 @@ def client() -> Any:
     """A Barbican client acting as Magnum's service user."""
     return barbican_client.Client(
         session=keystone.service_session(keystone.admin_session(), "Barbican",
-                                         CONF.barbican_client.timeout),
+                                         CONF[GROUP].timeout),
         region_name=CONF[GROUP].region_name,
         interface=utils.catalog_interface(CONF[GROUP].endpoint_type),
     )
