@@ -43,7 +43,9 @@ from report import result
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 SERVER = os.environ.get("MAGNUM_BENCH_MYSQL", "mysql+pymysql://root@127.0.0.1:3306")
-DB_URL = f"{SERVER}/magnum_bench?charset=utf8mb4"
+#: Its own database per run when several people bench on one server (MAGNUM_BENCH_DB).
+DB_NAME = os.environ.get("MAGNUM_BENCH_DB", "magnum_bench")
+DB_URL = f"{SERVER}/{DB_NAME}?charset=utf8mb4"
 PROJECT = "bench-project"
 HEADERS = {"X-User-Id": "bench-user", "X-Project-Id": PROJECT,
            "X-Roles": "member,reader", "OpenStack-API-Version": "container-infra latest"}
@@ -93,8 +95,8 @@ def seed(templates: int = TEMPLATES, clusters: int = CLUSTERS) -> tuple[str, str
 
     engine = sa.create_engine(f"{SERVER}/", isolation_level="AUTOCOMMIT")
     with engine.connect() as conn:
-        conn.execute(sa.text("DROP DATABASE IF EXISTS magnum_bench"))
-        conn.execute(sa.text("CREATE DATABASE magnum_bench"))
+        conn.execute(sa.text(f"DROP DATABASE IF EXISTS {DB_NAME}"))
+        conn.execute(sa.text(f"CREATE DATABASE {DB_NAME}"))
     engine.dispose()
     config.parse_args([], default_config_files=[])
     cfg.CONF.set_override("connection", DB_URL, "database")
@@ -340,7 +342,7 @@ def main() -> None:
                         help="length of each throughput measurement")
     parser.add_argument("--runs", type=int, default=3, help="measurement rounds")
     parser.add_argument("--no-seed", action="store_true",
-                        help="reuse magnum_bench when it holds the expected rows")
+                        help="reuse the bench database when it holds the expected rows")
     args = parser.parse_args()
     print(f"machine at start: {machine()}", flush=True)
     rows = seeded() if args.no_seed else None

@@ -95,7 +95,7 @@ def view(values: Mapping[str, Any], base_url: str) -> dict[str, Any]:
 
 
 def views(rows: Sequence[Any], base_url: str) -> list[dict[str, Any]]:
-    """:func:`view` of every row of one result (rows of ``magnum_api.queries``), the
+    """:func:`view` of every row of one result (row reads of the repositories), the
     columns picked by position (one C-level call per row, not a lookup per field)."""
     if not rows:
         return []

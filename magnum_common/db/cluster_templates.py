@@ -5,7 +5,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from magnum_common import exception
-from magnum_common.context import RequestContext
 from magnum_common.db import api, models, scoping
 
 
@@ -21,25 +20,13 @@ class ClusterTemplateRepository(api.Repository[models.ClusterTemplate]):
     filterable = ("name", "image_id", "project_id", "user_id", "coe", "public", "hidden",
                   "cluster_distro", "server_type")
 
-    def visible(self, context: RequestContext | None) -> sa.ColumnElement[bool] | None:
+    def rule(self, kind_: str) -> sa.ColumnElement[bool] | None:
         """Lookups by id / uuid / name see every public template, hidden ones included."""
-        return scoping.template_lookup(scoping.kind(context))
+        return scoping.template_lookup(kind_)
 
-    def list(self, context, filters=None, limit=None, marker=None, sort_key=None, sort_dir=None):
+    def listing_rule(self, kind_: str, admin: bool) -> sa.ColumnElement[bool] | None:
         """Listings hide public hidden templates of other projects from non-admins."""
-        api.validate_sort(sort_key, sort_dir, self.model)
-        rule = scoping.template_listing(scoping.kind(context), bool(context and context.is_admin))
-        query = self._apply_filters(scoping.restrict(sa.select(self.model), rule, context),
-                                    filters)
-        with api.reader(context) as session:
-            marker_row = None
-            if marker is not None:
-                marker_row = session.scalars(
-                    self._select(context).where(self.model.uuid == marker)
-                ).first()
-                if marker_row is None:
-                    self._raise_not_found(marker)
-            return self._paginate(session, query, limit, marker_row, sort_key, sort_dir)
+        return scoping.template_listing(kind_, admin)
 
 
 cluster_templates = ClusterTemplateRepository()

@@ -7,10 +7,22 @@ from collections import defaultdict
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.engine import Row
 
 from magnum_common import exception
 from magnum_common.context import RequestContext
 from magnum_common.db import api, models
+
+_CLUSTER = models.Cluster.__table__
+_TEMPLATE = models.ClusterTemplate.__table__
+_NODEGROUP = models.NodeGroup.__table__
+
+#: Node group columns the cluster views read (counts, addresses, faults).
+NODEGROUP_COLUMNS = ("cluster_id", "name", "role", "node_count", "node_addresses",
+                     "is_default", "status", "status_reason")
+_NODEGROUP_ROWS_OF = sa.select(*(_NODEGROUP.c[name] for name in NODEGROUP_COLUMNS)).where(
+    _NODEGROUP.c.cluster_id.in_(sa.bindparam("uuids", expanding=True))
+).order_by(_NODEGROUP.c.id)
 
 #: Bookkeeping writes (leases, recorded intent) leave ``updated_at`` as it was: it tells
 #: when the cluster itself last changed, and a refused request must not move it.
@@ -75,6 +87,25 @@ class ClusterRepository(api.Repository[models.Cluster]):
         with api.reader(context) as session:
             for ng in session.scalars(query, {"uuids": list(cluster_uuids)}):
                 result[ng.cluster_id].append(ng)
+        return result
+
+    def row_columns(self, detail: bool) -> sa.Select:
+        """Every column; ``detail`` adds the labels of the cluster's template
+        (``template_labels``), which the detailed view merges under the cluster's own."""
+        if not detail:
+            return sa.select(*_CLUSTER.c)
+        return sa.select(*_CLUSTER.c, _TEMPLATE.c.labels.label("template_labels")).select_from(
+            _CLUSTER.outerjoin(_TEMPLATE, _TEMPLATE.c.uuid == _CLUSTER.c.cluster_template_id))
+
+    def nodegroup_rows(self, conn: sa.Connection,
+                       cluster_uuids: list[str]) -> dict[str, list[Row]]:
+        """:meth:`nodegroups_of` as plain rows of :data:`NODEGROUP_COLUMNS`, on a
+        :func:`api.reading` connection."""
+        result: dict[str, list[Row]] = defaultdict(list)
+        if not cluster_uuids:
+            return result
+        for row in conn.execute(_NODEGROUP_ROWS_OF, {"uuids": cluster_uuids}):
+            result[row.cluster_id].append(row)
         return result
 
     def count_template_users(self, context: RequestContext | None, template_uuid: str) -> int:

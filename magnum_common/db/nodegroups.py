@@ -19,9 +19,9 @@ class NodeGroupRepository(api.Repository[models.NodeGroup]):
     )
     filterable = ("role", "is_default", "status", "cluster_id", "name", "stack_id")
 
-    def visible(self, context: RequestContext | None) -> sa.ColumnElement[bool] | None:
+    def kind(self, context: RequestContext | None) -> str:
         """Any admin sees every project's node groups."""
-        return scoping.owned(self.model.__table__, scoping.kind(context, admin_sees_all=True))
+        return scoping.kind(context, admin_sees_all=True)
 
     def get_in_cluster(
         self, context: RequestContext | None, cluster_uuid: str, ident: str

@@ -15,8 +15,8 @@ The rules (magnum-api-v1.md §1.4, §6.1.4):
 A rule is a WHERE clause (``None``: every row) whose shape depends only on the caller's
 *kind* (:func:`kind`) and whose values are the bind parameters ``scope_project_id`` and
 ``scope_user_id`` (:func:`params`). So a statement can be built once per kind and run with
-the caller's values (magnum_api.queries), or bound at once (:func:`restrict`, the
-repositories).
+the caller's values (the repositories' row reads), or bound at once (:func:`restrict`, their
+ORM reads).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from magnum_api import policy, queries
+from magnum_api import policy
 from magnum_api.controllers import base
 from magnum_api.schemas import cluster_template as schema
 from magnum_api.schemas import patch as jsonpatch_schema
@@ -12,6 +12,7 @@ from magnum_api.schemas import types
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
 from magnum_common import exception, utils
+from magnum_common.db import api as db_api
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.drivers import registry
@@ -50,9 +51,9 @@ class ClusterTemplatesController(base.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         _widen_for_admin(ctx, rule + "_all_projects")
-        with queries.reading() as conn:
-            rows = queries.templates(conn, ctx, limit=page.limit, marker=page.marker,
-                                     sort_key=page.sort_key, sort_dir=page.sort_dir)
+        with db_api.reading() as conn:
+            rows = cluster_templates.rows(conn, ctx, limit=page.limit, marker=page.marker,
+                                          sort_key=page.sort_key, sort_dir=page.sort_dir)
         url = base.base_url()
         items = schema.views(rows, url)
         return base.respond(page.collection("clustertemplates", items, path,
@@ -77,10 +78,10 @@ class ClusterTemplatesController(base.RestController):
     def get_one(self, ident, **_):
         ctx = base.context()
         _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
-        with queries.reading() as conn:
-            row = queries.template(conn, ctx, ident)
+        with db_api.reading() as conn:
+            row = cluster_templates.row(conn, ctx, ident)
         check_visible(ctx, row, ident)
-        values = queries.as_dict(row)
+        values = db_api.as_dict(row)
         if not row.public:
             policy.authorize(ctx, "clustertemplate:get", values)
         return base.respond(schema.view(values, base.base_url()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from magnum_api import microversion, policy, queries
+from magnum_api import microversion, policy
 from magnum_api.controllers import base
 from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
 from magnum_api.controllers.v1.cluster_templates import lookup_visible
@@ -16,6 +16,7 @@ from magnum_api.validation import quota
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
 from magnum_common import conductor_api, exception, grammar, states, utils
+from magnum_common.db import api as db_api
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
@@ -115,14 +116,14 @@ class ClustersController(base.RestController):
         ctx = base.context()
         policy.authorize(ctx, rule)
         widen_for_admin(ctx, rule + "_all_projects")
-        with queries.reading() as conn:
-            rows = queries.clusters_page(conn, ctx, detailed, limit=page.limit,
-                                         marker=page.marker, sort_key=page.sort_key,
-                                         sort_dir=page.sort_dir)
-            groups = queries.nodegroups_of(conn, [row.uuid for row in rows])
+        with db_api.reading() as conn:
+            rows = clusters.rows(conn, ctx, limit=page.limit, marker=page.marker,
+                                 sort_key=page.sort_key, sort_dir=page.sort_dir,
+                                 detail=detailed)
+            groups = clusters.nodegroup_rows(conn, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
         items = []
-        for row, values in zip(rows, queries.as_dicts(rows), strict=True):
+        for row, values in zip(rows, db_api.as_dicts(rows), strict=True):
             if detailed:
                 labels = values.pop("template_labels")
                 items.append(schema.detail(values, groups.get(row.uuid, []), labels, url,
@@ -153,11 +154,11 @@ class ClustersController(base.RestController):
     def get_one(self, ident, **_):
         ctx = base.context()
         widen_for_admin(ctx, "cluster:get_one_all_projects")
-        with queries.reading() as conn:
-            values = queries.as_dict(queries.cluster(conn, ctx, ident))
+        with db_api.reading() as conn:
+            values = db_api.as_dict(clusters.row(conn, ctx, ident))
             template_labels = values.pop("template_labels")
             policy.authorize(ctx, "cluster:get", values)
-            groups = queries.nodegroups_of(conn, [values["uuid"]])
+            groups = clusters.nodegroup_rows(conn, [values["uuid"]])
         return base.respond(schema.detail(values, groups.get(values["uuid"], []),
                                           template_labels, base.base_url(), base.version(),
                                           show=True))

@@ -11,7 +11,6 @@ import pymysql.connections
 import pytest
 import sqlalchemy as sa
 
-from magnum_api import queries
 from magnum_common.db import api, connections, models
 from magnum_common.db.clusters import clusters
 
@@ -97,8 +96,8 @@ def test_a_transaction_is_its_statements_and_one_commit_or_rollback(db_any, wire
     clusters.acquire_lock(clusters.get(None, "c1").uuid, "me", 60)
     assert wire == ["SELECT", "ROLLBACK", "UPDATE", "COMMIT"]
     wire.clear()
-    with queries.reading() as conn:
-        queries.clusters_page(conn, None, False)
+    with api.reading() as conn:
+        clusters.rows(conn, None)
     assert wire == ["SELECT", "ROLLBACK"]
 
 

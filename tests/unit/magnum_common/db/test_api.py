@@ -1,18 +1,18 @@
-"""The GET handlers' read queries find, order, page and fail exactly as the repositories do,
-on every backend, for every kind of caller. (Both take who sees what from
-magnum_common.db.scoping, tested against the contract in
+"""The repositories' row reads (the GET handlers' read path) find, order, page and fail
+exactly as their ORM reads do, on every backend, for every kind of caller. (Both take who
+sees what from magnum_common.db.scoping, tested against the contract in
 tests/unit/magnum_common/db/test_scoping.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from magnum_api import queries
 from magnum_common import exception
 from magnum_common.context import RequestContext
+from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
-from magnum_common.db.clusters import clusters
+from magnum_common.db.clusters import NODEGROUP_COLUMNS, clusters
 
 P1, P2 = "project-1", "project-2"
 
@@ -69,17 +69,17 @@ def _outcome(lookup, ctx, ident):
         return (type(exc).__name__, exc.code)
 
 
-def _read(query, *args, **kwargs):
-    with queries.reading() as conn:
-        return query(conn, *args, **kwargs)
+def _read(method, *args, **kwargs):
+    with db_api.reading() as conn:
+        return method(conn, *args, **kwargs)
 
 
 def _template_row(ctx, ident):
-    return _read(queries.template, ctx, ident)
+    return _read(cluster_templates.row, ctx, ident)
 
 
 def _cluster_row(ctx, ident):
-    return _read(queries.cluster, ctx, ident)
+    return _read(clusters.row, ctx, ident)
 
 
 @pytest.mark.parametrize("who", list(_contexts()))
@@ -90,20 +90,20 @@ def test_template_lookups_and_listing_agree_with_the_repository(rows, who):
         for ident in (tpl.uuid, tpl.name):
             assert _outcome(_template_row, ctx, ident) == \
                 _outcome(cluster_templates.get, ctx, ident)
-    row = _read(queries.template, ctx, templates[0].uuid) if who != "other" else None
+    row = _read(cluster_templates.row, ctx, templates[0].uuid) if who != "other" else None
     if row is not None:
-        assert queries.as_dict(row) == \
+        assert db_api.as_dict(row) == \
             cluster_templates.get(ctx, templates[0].uuid).as_dict()
     for sort_key, sort_dir in ((None, None), ("name", "desc"), ("public", "asc")):
         listed = [r.uuid for r in cluster_templates.list(ctx, sort_key=sort_key,
                                                          sort_dir=sort_dir)]
-        assert [r.uuid for r in _read(queries.templates, ctx, sort_key=sort_key,
-                                                  sort_dir=sort_dir)] == listed
+        assert [r.uuid for r in _read(cluster_templates.rows, ctx, sort_key=sort_key,
+                                       sort_dir=sort_dir)] == listed
         for limit in (1, 2, 3):
             marker, paged = None, []
             while True:
-                page = _read(queries.templates, ctx, limit=limit, marker=marker, sort_key=sort_key,
-                                         sort_dir=sort_dir)
+                page = _read(cluster_templates.rows, ctx, limit=limit, marker=marker,
+                             sort_key=sort_key, sort_dir=sort_dir)
                 paged += [r.uuid for r in page]
                 if len(page) < limit:
                     break
@@ -121,26 +121,26 @@ def test_cluster_lookups_pages_and_nodegroups_agree_with_the_repository(rows, wh
             assert _outcome(_cluster_row, ctx, ident) == _outcome(clusters.get, ctx, ident)
     visible = clusters.list(ctx)
     for cl in visible:
-        values = queries.as_dict(_read(queries.cluster, ctx, cl.uuid))
+        values = db_api.as_dict(_read(clusters.row, ctx, cl.uuid))
         template = by_uuid.get(cl.cluster_template_id)
         assert values.pop("template_labels") == (template.labels if template else {})
         assert values == clusters.get(ctx, cl.uuid).as_dict()
     for labels in (False, True):
         for sort_key, sort_dir in ((None, None), ("name", "desc"), ("status", "asc")):
             listed = [r.uuid for r in clusters.list(ctx, sort_key=sort_key, sort_dir=sort_dir)]
-            page = _read(queries.clusters_page, ctx, labels, limit=4, sort_key=sort_key,
-                                         sort_dir=sort_dir)
+            page = _read(clusters.rows, ctx, limit=4, sort_key=sort_key, sort_dir=sort_dir,
+                         detail=labels)
             assert [r.uuid for r in page] == listed[:4]
             if len(page) == 4:
-                rest = _read(queries.clusters_page, ctx, labels, limit=100, marker=page[-1].uuid,
-                                             sort_key=sort_key, sort_dir=sort_dir)
+                rest = _read(clusters.rows, ctx, limit=100, marker=page[-1].uuid,
+                             sort_key=sort_key, sort_dir=sort_dir, detail=labels)
                 assert [r.uuid for r in rest] == listed[4:]
     uuids = [cl.uuid for cl in visible]
     expected = clusters.nodegroups_of(None, uuids)
-    got = _read(queries.nodegroups_of, uuids)
+    got = _read(clusters.nodegroup_rows, uuids)
     assert sorted(got) == sorted(expected)
     for uuid, groups in expected.items():
-        assert [{c: getattr(g, c) for c in queries.NODEGROUP_COLUMNS} for g in groups] == \
+        assert [{c: getattr(g, c) for c in NODEGROUP_COLUMNS} for g in groups] == \
             [dict(r._mapping) for r in got[uuid]]
 
 
@@ -148,8 +148,8 @@ def test_page_errors_are_the_repository_errors(rows):
     ctx = _contexts()["member"]
     other_project_cluster = next(c for c in rows[1] if c.project_id == P2)
     with pytest.raises(exception.ClusterNotFound):
-        _read(queries.clusters_page, ctx, False, marker=other_project_cluster.uuid)
+        _read(clusters.rows, ctx, marker=other_project_cluster.uuid)
     with pytest.raises(exception.InvalidParameterValue, match="invalid field for sorting"):
-        _read(queries.clusters_page, ctx, False, sort_key="no_such_column")
+        _read(clusters.rows, ctx, sort_key="no_such_column")
     with pytest.raises(exception.Conflict, match="Multiple ClusterTemplates"):
-        _read(queries.template, ctx, "dup")
+        _read(cluster_templates.row, ctx, "dup")
