@@ -61,6 +61,67 @@ ERROR_TEXT = {
 }
 
 
+#: Links that no path nesting shows: the UUID a create answers is what another operation
+#: takes in its body or under another path. (source, target, link name, parameters, body)
+CROSS_LINKS = (
+    ("post_v1_clustertemplates", "post_v1_clusters", "ClusterOfTemplate", {},
+     {"cluster_template_id": "$response.body#/uuid"}),
+    ("post_v1_clusters", "post_v1_certificates", "SignForCluster", {},
+     {"cluster_uuid": "$response.body#/uuid"}),
+    ("post_v1_clusters", "post_v1_federations", "FederationHostedBy", {},
+     {"hostcluster_id": "$response.body#/uuid"}),
+    ("post_v1_clusters", "get_v1_certificates_cluster_ident", "CaOfCluster",
+     {"cluster_ident": "$response.body#/uuid"}, None),
+    ("post_v1_clusters", "patch_v1_certificates_cluster_ident", "RotateCaOfCluster",
+     {"cluster_ident": "$response.body#/uuid"}, None),
+    ("post_v1_clusters", "patch_v1_credentials_cluster_ident", "RotateCredentialOfCluster",
+     {"cluster_ident": "$response.body#/uuid"}, None),
+    *(("post_v1_quotas", f"{method}_v1_quotas_project_id_resource",
+       f"{method.capitalize()}Quota",
+       {"project_id": "$response.body#/project_id", "resource": "$response.body#/resource"},
+       None) for method in ("get", "patch", "delete")),
+)
+
+
+def _links(specs: list[operation.Operation]) -> dict[tuple[str, int], dict[str, Any]]:
+    """OpenAPI links of each create (operation id, status): the UUID it answers names the
+    resource in every path under the collection; other path parameters come from the
+    create's own path. Clients (and schemathesis's stateful phase) follow them."""
+    by_id = {spec.operation_id: spec for spec in specs}
+    result: dict[tuple[str, int], dict[str, Any]] = {}
+    for spec in specs:
+        created = [s for s, r in spec.responses.items() if 200 <= s < 300
+                   and r.schema is not None and "uuid" in r.schema.schema().get("properties",
+                                                                                 {})]
+        if spec.method != "POST" or spec.path.endswith("}") or not created:
+            continue
+        own = set(spec.path_names())
+        links = result.setdefault((spec.operation_id, created[0]), {})
+        for target in specs:
+            rest = target.path.removeprefix(spec.path + "/")
+            if rest == target.path or not rest.startswith("{"):
+                continue
+            new = [n for n in target.path_names() if n not in own]
+            if len(new) != 1 or not rest.startswith("{" + new[0] + "}"):
+                continue
+            parameters = {new[0]: "$response.body#/uuid"}
+            parameters.update({n: f"$request.path.{n}" for n in target.path_names()
+                               if n in own})
+            name = "".join(w.capitalize() for w in target.operation_id.split("_"))
+            links[name] = {"operationId": target.operation_id, "parameters": parameters}
+    for source, target, name, parameters, body in CROSS_LINKS:
+        if source in by_id and target in by_id:
+            spec = by_id[source]
+            status = min(s for s in spec.responses if 200 <= s < 300)
+            link: dict[str, Any] = {"operationId": target}
+            if parameters:
+                link["parameters"] = parameters
+            if body:
+                link["requestBody"] = body
+            result.setdefault((source, status), {})[name] = link
+    return {key: value for key, value in result.items() if value}
+
+
 def _error_response(status: int) -> dict[str, Any]:
     schema = {"$ref": "#/components/schemas/KeystoneError"} if status == 401 else \
         {"$ref": "#/components/schemas/Error"}
@@ -83,7 +144,7 @@ def _errors(spec: operation.Operation) -> list[int]:
     statuses = {400, 406}  # every operation validates its query; every path takes the header
     if not spec.public:
         statuses |= {401, 403}
-    if spec.path_names():
+    if spec.path_names() or "marker" in spec.query:  # a marker names a row too
         statuses.add(404)
     if spec.body is not None:
         statuses |= {413, 415}
@@ -100,7 +161,8 @@ def _description(spec: operation.Operation) -> str:
     return " ".join(parts)
 
 
-def _operation(spec: operation.Operation) -> dict[str, Any]:
+def _operation(spec: operation.Operation,
+               links: dict[tuple[str, int], dict[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {"operationId": spec.operation_id, "summary": spec.summary,
                               "tags": [spec.tag]}
     description = _description(spec)
@@ -122,6 +184,8 @@ def _operation(spec: operation.Operation) -> dict[str, Any]:
         entry: dict[str, Any] = {"description": response.description}
         if response.schema is not None:
             entry["content"] = {"application/json": {"schema": response.schema.schema()}}
+        if (spec.operation_id, status) in links:
+            entry["links"] = links[spec.operation_id, status]
         if response.headers:
             entry["headers"] = {name: {"required": True, "schema": {"type": "string"}}
                                 for name in response.headers}
@@ -145,8 +209,10 @@ def build() -> dict[str, Any]:
     """The document, with the maxima of the current configuration."""
     paths: dict[str, Any] = {}
     tags: list[str] = []
-    for spec in _operations():
-        paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec)
+    specs = _operations()
+    links = _links(specs)
+    for spec in specs:
+        paths.setdefault(spec.path, {})[spec.method.lower()] = _operation(spec, links)
         if spec.tag not in tags:
             tags.append(spec.tag)
     return {

@@ -101,20 +101,22 @@ def validated() -> Validated:
 def check(spec: Operation, request: Any, args: list[Any], varargs: list[Any],
           version: microversion.Version) -> Validated:
     """Everything about a request that can be checked without the database."""
-    if spec.min_version is not None and version < spec.min_version:
-        from magnum_api import errors
-
-        raise errors.RoutingError(406)
     names = spec.path_names()
     if "_method" in request.GET:  # pecan's method override: not part of this API
         raise base.UnknownArgument("_method")
+    # A method the path does not have is 405 at every microversion (before the 406).
     if request.method != spec.method:  # e.g. "get": methods are case-sensitive
         raise method_not_allowed(spec, len(args))
     if len(args) < len(names):
         raise method_not_allowed(spec, len(args))
     if varargs:
-        raise exception.Invalid() if spec.method == "POST" else \
-            exception.ResourceNotFound()
+        if spec.method == "POST":  # POST to an item
+            raise method_not_allowed(spec, len(args), extra=len(varargs))
+        raise exception.ResourceNotFound()
+    if spec.min_version is not None and version < spec.min_version:
+        from magnum_api import errors
+
+        raise errors.RoutingError(406)
     path = {}
     for name, value in zip(names, args[:len(names)], strict=True):
         field = spec.path_params.get(name, IDENT)
@@ -156,8 +158,12 @@ def _in_version(field: fields.Field, version: microversion.Version) -> bool:
         *map(int, field.max_version.split("."))))
 
 
-def method_not_allowed(spec: Operation, given: int) -> Exception:
-    """A method used on a path it does not exist on: 405 naming the ones that do."""
+def method_not_allowed(spec: Operation, given: int, extra: int = 0) -> Exception:
+    """A method used on a path it does not exist on: 405 naming the ones that do.
+
+    ``given`` path parameters were sent, and ``extra`` segments past the operation's path
+    (a POST to ``/v1/clusters/{ident}``: the item path's methods, whatever its parameters'
+    names)."""
     import webob.exc
 
     segments = spec.path.split("/")
@@ -169,6 +175,9 @@ def method_not_allowed(spec: Operation, given: int) -> Exception:
             seen += 1
         kept.append(segment)
     prefix = "/".join(kept)
+    if extra:
+        item_path = re.compile(re.escape(prefix) + r"/{\w+}" * extra + "$")
+        prefix = next((op.path for op in REGISTRY if item_path.match(op.path)), "")
     allowed = sorted({op.method for op in REGISTRY if op.path == prefix})
     if not allowed:
         return exception.ResourceNotFound()

@@ -34,7 +34,7 @@ class CertificatesController(base.RestController):
     @base.operation("POST", "/v1/certificates", "Sign a certificate", TAG,
                     body=misc.CertificatePost,
                     responses={201: base.Response("The certificate.", misc.SIGNED_VIEW)},
-                    errors=(503,), policy=("certificate:create",))
+                    errors=(404, 503), policy=("certificate:create",))
     def post(self, *remainder, **_):
         body = base.body()
         ctx = base.context()

@@ -165,7 +165,7 @@ class ClustersController(base.RestController):
 
     # --- create --------------------------------------------------------------------------
     @base.operation("POST", "/v1/clusters", "Create a cluster", TAG, body=schema.ClusterPost,
-                    responses={202: ACCEPTED}, errors=(409, 503),
+                    responses={202: ACCEPTED}, errors=(404, 409, 503),
                     policy=("cluster:create",))
     def post(self, *remainder, **_):
         body = base.body()

@@ -57,7 +57,7 @@ class FederationsController(base.RestController):
         return base.respond(misc.federation_view(row, base.base_url(), True))
 
     @base.operation("POST", "/v1/federations", "Create a federation", TAG,
-                    body=misc.FederationPost, responses={202: ACCEPTED}, errors=(409,),
+                    body=misc.FederationPost, responses={202: ACCEPTED}, errors=(404, 409),
                     policy=("federation:create",))
     def post(self, *remainder, **_):
         body = base.body()

@@ -57,7 +57,7 @@ class QuotasController(base.RestController):
                                  "hard_limit": quota.hard_limit(None, project_id)})
 
     @base.operation("POST", "/v1/quotas", "Create a quota", TAG, body=misc.QuotaPost,
-                    responses={201: ONE}, errors=(409,), policy=("quota:create",))
+                    responses={201: ONE}, errors=(404, 409), policy=("quota:create",))
     def post(self, *remainder, **_):
         body = base.body()
         ctx = base.context()
