@@ -136,7 +136,7 @@ class LocalCloudBench:
         for log in sorted(self.svc.logs.glob("magnum-conductor-*.log")):
             for line in log.read_text(errors="replace").splitlines():
                 match = LIFECYCLE.match(line)
-                if match and match.group(3) in uuids and match.group(2) == "create":
+                if match and match.group(3) in uuids and match.group(2) == "cluster_create":
                     result_.setdefault(match.group(3), {})[match.group(4)] = \
                         float(match.group(6))
         return result_

@@ -26,7 +26,7 @@ from oslo_log import log as logging
 
 from magnum_common import exception, outbound, states
 from magnum_conductor.conf import operation_timeout
-from magnum_conductor.engine import notifications
+from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.lease import LeaseLost
 
@@ -108,16 +108,15 @@ def execute(job: Job, op: Operation | None) -> Any:
     seconds = operation_timeout(name)
     job.lease.limit(seconds, lambda lease: overrun(job, op, seconds))
     try:
-        return op.run(job)
+        with lifecycle.operation(job, reason=_reason):
+            return op.run(job)
     except LeaseLost:
-        LOG.warning("Stopped %s of cluster %s: lease lost", name, job.uuid)
         raise
-    except exception.NotSupported as exc:
-        LOG.info("%s of cluster %s not supported by its driver: %s", name, job.uuid, exc)
+    except exception.NotSupported:
         revert(job)
         raise
     except Exception as exc:
-        LOG.exception("%s of cluster %s failed", name, job.uuid)
+        LOG.debug("%s of cluster %s failed", name, job.uuid, exc_info=True)
         fail(job, op, exc)
         raise
 

@@ -30,7 +30,7 @@ from magnum_common.db.services import is_up, magnum_services
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver, StackPoll, StackState
 from magnum_conductor.conf import BINARY, CONF
-from magnum_conductor.engine import notifications
+from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers.cluster import complete_delete, create_timeout
 from magnum_conductor.engine.job import Job
@@ -256,6 +256,7 @@ class StatusSync:
                                    if states.action_of(ng.status) != "ROLLBACK"
                                    else states.ROLLBACK_FAILED, status_reason=reason)
         job.save(status=failed, status_reason=reason)
+        lifecycle.stack_verdict(job, failed, reason)
         notifications.emit(None, notifications.action_for_status(failed),
                            notifications.FAILURE, job.cluster, job.nodegroups())
         return True
@@ -267,6 +268,7 @@ class StatusSync:
         ngs = job.nodegroups()
         groups = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in ngs]
         if deleted(groups):
+            lifecycle.stack_verdict(job, states.DELETE_COMPLETE)
             complete_delete(job)
             return True
         failure_details: dict[str, str] = {}
@@ -306,6 +308,7 @@ class StatusSync:
         job.save(status=status, status_reason=reason,
                  **{k: v for k, v in values.items() if not k.startswith("ng:")})
         if status and not states.is_in_progress(status) and status != observed:
+            lifecycle.stack_verdict(job, status, reason)
             outcome = (notifications.FAILURE if status.endswith("_FAILED")
                        else notifications.SUCCESS)
             notifications.emit(None, notifications.action_for_status(status), outcome,

@@ -9,7 +9,7 @@ from oslo_log import log as logging
 from magnum_common import exception, states
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db.clusters import clusters
-from magnum_conductor.engine import notifications
+from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import Operation
 
@@ -25,19 +25,19 @@ def run_rotate_ca(job: Job) -> None:
 
     if not job.driver.supports("rotate_ca_certificate"):
         raise exception.NotSupported(operation="Rotating the CA certificate")
-    if not job.args.get("ca_rotated"):
-        def commit(refs: dict[str, str]) -> None:
-            job.save(operation_args={**job.args, "ca_rotated": True}, **refs)
+    with lifecycle.step(job, "certificates") as step:
+        if job.args.get("ca_rotated"):
+            step.outcome = "present"
+        else:
+            def commit(refs: dict[str, str]) -> None:
+                job.save(operation_args={**job.args, "ca_rotated": True}, **refs)
 
-        cluster_certs.rotate_ca(job.context or make_admin_context(), job.cluster,
-                                commit=commit)
-    job.resources.check_auth()
-    try:
+            cluster_certs.rotate_ca(job.context or make_admin_context(), job.cluster,
+                                    commit=commit)
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_update"):
         job.driver.rotate_ca_certificate(job.resources, job.cluster,
-                        job.template, job.nodegroups())
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
+                                         job.template, job.nodegroups())
     job.finish(status_reason="Rotating the cluster's CA certificates.")
 
 

@@ -17,7 +17,7 @@ from magnum_common.context import make_admin_context
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.drivers import settings
 from magnum_conductor.conf import CONF
-from magnum_conductor.engine import notifications
+from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
 
@@ -42,18 +42,24 @@ def run_create(job: Job) -> None:
     from magnum_conductor.identity import trust
     from magnum_conductor.pki import cluster_certs
 
-    cluster = job.cluster
-    if not cluster.trust_id:
-        job.save(**trust.create_trustee_and_trust(job.context, cluster))
-    if not job.cluster.ca_cert_ref:
-        job.save(**cluster_certs.create_for_cluster(job.context or make_admin_context(),
-                                                    job.cluster))
-    job.resources.check_auth()
-    ngs = job.nodegroups()
-    stack_id = job.driver.create_cluster(job.resources, job.cluster,
-                               job.template, ngs, create_timeout(job.cluster))
-    job.save(stack_id=stack_id)
-    _assign_stack_ids(job)
+    with lifecycle.step(job, "trust") as step:
+        if job.cluster.trust_id:
+            step.outcome = "present"
+        else:
+            job.save(**trust.create_trustee_and_trust(job.context, job.cluster))
+    with lifecycle.step(job, "certificates") as step:
+        if job.cluster.ca_cert_ref:
+            step.outcome = "present"
+        else:
+            job.save(**cluster_certs.create_for_cluster(job.context or make_admin_context(),
+                                                        job.cluster))
+    lifecycle.authenticate(job)
+    with lifecycle.step(job, "stack_create"):
+        ngs = job.nodegroups()
+        stack_id = job.driver.create_cluster(job.resources, job.cluster,
+                                             job.template, ngs, create_timeout(job.cluster))
+        job.save(stack_id=stack_id)
+        _assign_stack_ids(job)
     job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
 
 
@@ -78,14 +84,11 @@ def _resize(job: Job, ng_uuid: str, node_count: int, nodes_to_remove: list[str],
         job.save(operation_args={**args, "previous_node_count": ng.node_count})
     job.save_nodegroup(ng.uuid, node_count=node_count, status=states.UPDATE_IN_PROGRESS,
                        status_reason=f"Resizing to {node_count} nodes.")
-    job.resources.check_auth()
+    lifecycle.authenticate(job, ng_uuid)
     ng = job.nodegroup(ng_uuid)
-    try:
+    with lifecycle.stack_request(job, "stack_update", ng_uuid):
         job.driver.resize_cluster(job.resources, job.cluster, job.template,
                         job.nodegroups(), ng, node_count, list(nodes_to_remove), rollback)
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
     job.finish(status_reason=f"Resizing node group {ng.name} to {node_count} nodes.")
 
 
@@ -143,13 +146,11 @@ def run_upgrade(job: Job) -> None:
     args = job.args
     new_template = cluster_templates.get_by_uuid(None, args["cluster_template_uuid"])
     ng = job.nodegroup(args["nodegroup_uuid"])
-    job.resources.check_auth()
-    try:
-        job.driver.upgrade_cluster(job.resources, job.cluster, job.template,
-                        new_template, job.nodegroups(), ng, int(args.get("max_batch_size") or 1))
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_update"):
+        job.driver.upgrade_cluster(job.resources, job.cluster, job.template, new_template,
+                                   job.nodegroups(), ng,
+                                   int(args.get("max_batch_size") or 1))
     # Later updates build stacks from the rows: record the versions the nodes now run.
     rolled = [g for g in job.nodegroups() if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
     for group in rolled:
@@ -185,12 +186,9 @@ def run_delete(job: Job) -> None:
     if not job.cluster.stack_id and not any(ng.stack_id for ng in ngs):
         complete_delete(job)
         return
-    job.resources.check_auth()
-    try:
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_delete"):
         job.driver.delete_cluster(job.resources, job.cluster, ngs)
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
     job.finish(status_reason="Stack delete sent to Heat; waiting for it to complete.")
 
 
@@ -202,11 +200,16 @@ def complete_delete(job: Job) -> None:
     context = job.context or make_admin_context()
     cluster = job.cluster
     ngs = job.nodegroups()
-    if cluster.trust_id or cluster.trustee_user_id:
-        if not trust.delete_trustee_and_trust(context, cluster):
+    with lifecycle.step(job, "trust_delete", operation=states.OP_DELETE) as step:
+        if not (cluster.trust_id or cluster.trustee_user_id):
+            step.outcome = "absent"
+        elif not trust.delete_trustee_and_trust(context, cluster):
+            step.outcome = "left-behind"
             LOG.warning("Cluster %s: trustee or trust left behind in Keystone", cluster.uuid)
-    cluster_certs.delete_for_cluster(context, cluster)
-    job.destroy()
+    with lifecycle.step(job, "certificates_delete", operation=states.OP_DELETE):
+        cluster_certs.delete_for_cluster(context, cluster)
+    with lifecycle.step(job, "rows_delete", operation=states.OP_DELETE):
+        job.destroy()
     LOG.info("Cluster %s deleted", cluster.uuid)
     notifications.emit(context, notifications.DELETE, notifications.SUCCESS, cluster, ngs)
 

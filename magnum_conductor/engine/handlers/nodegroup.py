@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from magnum_common import states
 from magnum_common.db.nodegroups import nodegroups
+from magnum_conductor.engine import lifecycle
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
 
@@ -25,10 +26,11 @@ def run_create(job: Job) -> None:
     if ng.status != states.CREATE_IN_PROGRESS:
         job.save_nodegroup(ng.uuid, status=states.CREATE_IN_PROGRESS,
                            status_reason="Creating the node group's stack.")
-    job.resources.check_auth()
-    stack_id = job.driver.create_nodegroup(job.resources, job.cluster,
-                               job.template, job.nodegroups(), ng)
-    job.save_nodegroup(ng.uuid, stack_id=stack_id)
+    lifecycle.authenticate(job)
+    with lifecycle.step(job, "stack_create"):
+        stack_id = job.driver.create_nodegroup(job.resources, job.cluster,
+                                               job.template, job.nodegroups(), ng)
+        job.save_nodegroup(ng.uuid, stack_id=stack_id)
     job.finish(status_reason=f"Creating node group {ng.name}.")
 
 
@@ -38,13 +40,10 @@ def run_update(job: Job) -> None:
     job.save_nodegroup(ng.uuid, status=states.UPDATE_IN_PROGRESS,
                        status_reason="Updating the node group.", **(args.get("values") or {}))
     ng = job.nodegroup(ng.uuid)
-    job.resources.check_auth()
-    try:
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_update"):
         job.driver.update_nodegroup(job.resources, job.cluster, job.template,
                                     job.nodegroups(), ng)
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
     job.finish(status_reason=f"Updating node group {ng.name}.")
 
 
@@ -59,12 +58,9 @@ def run_delete(job: Job) -> None:
         job.finish(status=args.get("previous_status") or states.UPDATE_COMPLETE,
                    status_reason=f"Node group {ng.name} deleted.")
         return
-    job.resources.check_auth()
-    try:
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_delete"):
         job.driver.delete_nodegroup(job.resources, job.cluster, ng)
-    except Exception as exc:
-        if not job.sent_already(exc):
-            raise
     job.finish(status_reason=f"Deleting node group {ng.name}.")
 
 
