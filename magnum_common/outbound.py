@@ -10,6 +10,9 @@ timeout or a refused connection. Two readers use it:
 * a failure caused by a timeout says which service did not answer, rather than a bare URL
   (keystoneauth raises "Request to <url> timed out" whichever service it was).
 
+A thread that works for another (a pool storing certificate bundles in parallel) runs its
+function through ``for_caller``: its requests then count as the caller's too.
+
 Keystone is recognised by URL (``name_endpoint``): every session also fetches tokens, and
 those requests go to Keystone whatever the session is for.
 """
@@ -17,14 +20,19 @@ those requests go to Keystone whatever the session is for.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
 import urllib.parse
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import requests
 
+T = TypeVar("T")
 _calls: dict[int, Call] = {}
+#: helper thread -> the thread it works for
+_owners: dict[int, int] = {}
 _endpoints: dict[str, str] = {}
 _lock = threading.Lock()
 
@@ -37,6 +45,8 @@ class Call:
     method: str
     url: str
     started: float
+    #: The thread the request is made for (the sender, or the one it works for).
+    owner: int = 0
     timeout: float | None = None
     ended: float | None = None
     #: "timed out" or "connection failed" when the request got no answer.
@@ -92,9 +102,11 @@ class TrackedSession(requests.Session):
         timeout = kwargs.get("timeout")
         if isinstance(timeout, tuple):
             timeout = max(t for t in timeout if t is not None) if any(timeout) else None
+        me = threading.get_ident()
         call = Call(service_of(url, self.service), request.method or "GET",
-                    url.split("?", 1)[0], time.monotonic(), timeout=timeout)
-        _calls[threading.get_ident()] = call
+                    url.split("?", 1)[0], time.monotonic(), owner=_owners.get(me, me),
+                    timeout=timeout)
+        _calls[me] = call
         try:
             return super().send(request, **kwargs)
         except requests.Timeout:
@@ -112,19 +124,42 @@ def tracked(service: str) -> requests.Session:
     return TrackedSession(service)
 
 
-def last_call(thread_ident: int | None = None) -> Call | None:
-    """The last request the thread sent (the one in flight, if any)."""
-    return _calls.get(threading.get_ident() if thread_ident is None else thread_ident)
+def for_caller(func: Callable[..., T]) -> Callable[..., T]:
+    """``func`` to run on a helper thread, its requests counted as the calling thread's."""
+    caller = threading.get_ident()
+    owner = _owners.get(caller, caller)
+
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> T:
+        me = threading.get_ident()
+        _owners[me] = owner
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _owners.pop(me, None)
+    return run
+
+
+def _no_answer(call: Call | None) -> bool:
+    return call is not None and (call.ended is None or call.error is not None)
 
 
 def unanswered(thread_ident: int | None = None) -> Call | None:
-    """The thread's last request if it is still waiting or got no answer at all."""
-    call = last_call(thread_ident)
-    if call is None or (call.ended is not None and call.error is None):
-        return None
-    return call
+    """The thread's last request if it is still waiting or got no answer at all; else the
+    longest such request of the threads working for it."""
+    ident = threading.get_ident() if thread_ident is None else thread_ident
+    own = _calls.get(ident)
+    if _no_answer(own):
+        return own
+    helpers = [c for t, c in list(_calls.items())
+               if t != ident and c.owner == ident and _no_answer(c)]
+    return min(helpers, key=lambda c: c.started) if helpers else None
 
 
 def forget(thread_ident: int | None = None) -> None:
-    """Drop the thread's record (a new operation starts on it)."""
-    _calls.pop(threading.get_ident() if thread_ident is None else thread_ident, None)
+    """Drop what the thread and its helpers sent (a new operation starts on it)."""
+    ident = threading.get_ident() if thread_ident is None else thread_ident
+    _calls.pop(ident, None)
+    for thread, call in list(_calls.items()):
+        if call.owner == ident:
+            _calls.pop(thread, None)

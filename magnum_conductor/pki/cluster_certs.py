@@ -35,7 +35,7 @@ from typing import Any
 
 from oslo_log import log as logging
 
-from magnum_common import exception
+from magnum_common import exception, outbound
 from magnum_common.context import RequestContext
 from magnum_conductor.pki import cert_manager, x509
 from magnum_conductor.pki.cert_manager import barbican
@@ -88,7 +88,7 @@ def _store_all(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, str]:
     refs: dict[str, str] = {}
     error: BaseException | None = None
     with _pool(backend, len(items)) as pool:
-        for future in [pool.submit(store, item) for item in items]:
+        for future in [pool.submit(outbound.for_caller(store), item) for item in items]:
             try:
                 field, ref = future.result()
                 refs[field] = ref
