@@ -50,7 +50,7 @@ def settle(uuid: str, status: str = states.CREATE_COMPLETE) -> None:
     deadline = time.monotonic() + 15
     while clusters.get_by_uuid(None, uuid).operation and time.monotonic() < deadline:
         time.sleep(0.05)
-    clusters.update(None, uuid, {"status": status, "api_address": "https://10.0.0.5:6443",
+    clusters.update(None, uuid, {"status": status, "api_address": "https://127.0.0.5:6443",
                                  "stack_id": "stack-1"})
 
 
@@ -155,7 +155,7 @@ def test_ca_credential_and_config_commands(compat_env, flow, tmp_path):
     out = coe(compat_env, "cluster", "config", "c1", "--dir", str(tmp_path), fmt=False)
     assert "export KUBECONFIG=" in out.stdout
     kubeconfig = (tmp_path / "config").read_text()
-    assert "server: https://10.0.0.5:6443" in kubeconfig
+    assert "server: https://127.0.0.5:6443" in kubeconfig
 
 
 def test_quota_stats_service_commands(compat_env, flow):

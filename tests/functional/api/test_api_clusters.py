@@ -35,7 +35,7 @@ def complete(uuid, status=states.CREATE_COMPLETE):
     while clusters.get_by_uuid(None, uuid).operation and time.monotonic() < deadline:
         time.sleep(0.02)
     clusters.update(None, uuid, {"status": status, "stack_id": "stack-" + uuid[:8],
-                                 "api_address": "https://10.0.0.5:6443"})
+                                 "api_address": "https://127.0.0.5:6443"})
 
 
 def test_create_is_durable_before_the_cast(api, recorder):
@@ -70,7 +70,7 @@ def test_show_list_and_detail_views(api, recorder):
     assert show["node_count"] == 2 and show["master_count"] == 1
     assert show["labels_overridden"] == {"x": "y"} and show["labels_added"] == {"z": "1"}
     assert show["labels_skipped"] == {} and show["merge_labels"] is False
-    assert show["api_address"] == "https://10.0.0.5:6443"
+    assert show["api_address"] == "https://127.0.0.5:6443"
     assert "faults" not in show
     old = api.get(f"/v1/clusters/{uuid}", headers=headers(version="1.12")).json
     assert old["stack_id"] == "stack-" + uuid[:8] and "cluster_id" not in old

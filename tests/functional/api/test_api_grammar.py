@@ -84,7 +84,7 @@ def test_template_fields_refuse_the_hostile_corpus(api, recorder, field):
     {"kubelet_options": "--v=2 $(id)"}, {"kubeapi_options": "--x='y'"},
     {"coredns_tag": "1.11;id"}, {"container_infra_prefix": "reg/`id`/"},
     {"dns_cluster_domain": "a b"}, {"ingress_controller_role": "edge\"]"},
-    {"helm_client_url": "http://x/$(id)"}, {"dns_service_ip": "10.0.0.10;id"}])
+    {"helm_client_url": "http://x/$(id)"}, {"dns_service_ip": "127.0.0.10;id"}])
 def test_labels_refuse_what_a_node_could_interpret(api, recorder, cluster, labels):
     before = _rows()
     resp = api.post_json("/v1/clustertemplates", _template_body(labels=labels),
@@ -163,8 +163,8 @@ def test_what_real_clients_send_is_accepted(api, recorder):
     # floating IP on the API load balancer); Ansible's integer label values.
     tpl = api.post_json("/v1/clustertemplates", _template_body(
         keypair_id="kp", docker_storage_driver="overlay2",
-        http_proxy="http://10.164.177.169:8080", https_proxy="http://proxy.example.com:3128",
-        no_proxy="localhost,127.0.0.1,.example.com", insecure_registry="10.0.0.5:5000",
+        http_proxy="http://127.0.0.9:8080", https_proxy="http://proxy.example.com:3128",
+        no_proxy="localhost,127.0.0.1,.example.com", insecure_registry="127.0.0.5:5000",
         labels={"kube_tag": "v1.31.4", "container_runtime": "containerd",
                 "containerd_tarball_sha256": "f" * 64, "cinder_csi_enabled": "true",
                 "ingress_controller": "octavia", "master_lb_floating_ip_enabled": "true",

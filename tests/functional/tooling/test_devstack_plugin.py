@@ -71,12 +71,12 @@ class Sandbox:
             "STACK_USER": subprocess.run(["id", "-un"], capture_output=True, text=True,
                                          check=True).stdout.strip(),
             "SERVICE_PROTOCOL": "http",
-            "SERVICE_HOST": "10.0.0.5",
+            "SERVICE_HOST": "127.0.0.5",
             "SERVICE_PASSWORD": "service-secret",
             "SERVICE_PROJECT_NAME": "service",
             "SERVICE_DOMAIN_NAME": "Default",
             "SERVICE_TIMEOUT": "60",
-            "KEYSTONE_SERVICE_URI": "http://10.0.0.5/identity",
+            "KEYSTONE_SERVICE_URI": "http://127.0.0.5/identity",
             "REGION_NAME": "RegionOne",
             "LOCAL_HOSTNAME": "devstack-1",
             "ENABLE_DEBUG_LOG_LEVEL": "True",
@@ -136,7 +136,7 @@ def test_magnum_conf_carries_what_the_services_need(sandbox):
     assert conf.get("oslo_policy", "policy_file") == f"{sandbox.conf_dir}/policy.yaml"
     assert conf.get("oslo_policy", "enforce_scope") == "False"
     assert conf.get("keystone_authtoken", "www_authenticate_uri") == (
-        "http://10.0.0.5/identity/v3")
+        "http://127.0.0.5/identity/v3")
     assert conf.get("keystone_auth", "username") == "magnum"
     assert conf.get("keystone_auth", "password") == "service-secret"
     assert conf.get("trust", "trustee_domain_name") == "magnum"
@@ -170,7 +170,7 @@ def test_keystone_accounts_endpoint_and_trustee_domain(sandbox):
     assert calls_of(calls, "get_or_create_service") == [
         ["magnum", "container-infra", "Container Infrastructure Management Service"]]
     assert calls_of(calls, "get_or_create_endpoint") == [
-        ["container-infra", "RegionOne", "http://10.0.0.5/container-infra/v1"]]
+        ["container-infra", "RegionOne", "http://127.0.0.5/container-infra/v1"]]
     assert calls_of(calls, "get_or_create_domain")[0][0] == "magnum"
     assert calls_of(calls, "get_or_create_user") == [
         ["trustee_domain_admin", "service-secret", "magnum"]]
