@@ -150,6 +150,13 @@ class Cloud:
         with open(self.layout.marker("dbsync-" + svc), "w") as f:
             f.write(time.strftime("%F %T") + "\n")
 
+    def db_sync(self, svc, argv, log, env=None):
+        """Run ``argv``, the service's schema sync (logged to ``log``), unless
+        :meth:`need_sync` says it is done; then record it done."""
+        if self.need_sync(svc):
+            procs.run(argv, env=env, logpath=self.layout.log(log))
+            self.synced(svc)
+
     # ------------------------------------------------------------------ keystone
     def keystone_conf(self):
         d = self.layout.etc_dir("keystone")
@@ -373,10 +380,8 @@ class Cloud:
         procs.run([self.layout.python, os.path.join(HERE, "heat", "gen_facades.py"),
                    env_dir, os.path.join(d, "facades"), stubbed],
                   logpath=self.layout.log("heat-manage"))
-        if self.need_sync(key):
-            procs.run([self.layout.bin("heat-manage"), "--config-file", conf, "db_sync"],
-                      logpath=self.layout.log("heat-manage"))
-            self.synced(key)
+        self.db_sync(key, [self.layout.bin("heat-manage"), "--config-file", conf, "db_sync"],
+                     "heat-manage")
         self.timer.step("heat config and schema")
         env = {"LOCALCLOUD_HEAT_CONF": conf, "LOCALCLOUD_STUBBED_SERVICES": stubbed,
                "LOCALCLOUD_IPAM_FILE": os.path.join(self.layout.data_dir("heat"), "ipam.json"),
@@ -416,10 +421,8 @@ class Cloud:
         })
         env = {"HOME": d, "LOCALCLOUD_BARBICAN_PASTE":
                os.path.join(self.layout.venv, "etc", "barbican", "barbican-api-paste.ini")}
-        if self.need_sync("barbican"):
-            procs.run([self.layout.bin("barbican-manage"), "db", "upgrade", "--db-url", dburl],
-                      env=env, logpath=self.layout.log("barbican-manage"))
-            self.synced("barbican")
+        self.db_sync("barbican", [self.layout.bin("barbican-manage"), "db", "upgrade",
+                                  "--db-url", dburl], "barbican-manage", env=env)
         gunicorn(self.layout, "barbican", "localcloud_barbican_wsgi", PORTS["barbican"],
                  workers=1, threads=4, env=env, watch=[os.path.join(d, "barbican.conf")])
 
@@ -444,11 +447,8 @@ class Cloud:
             "paste_deploy": {"flavor": "keystone", "config_file": os.path.join(
                 self.layout.venv, "etc", "glance", "glance-api-paste.ini")},
         })
-        if self.need_sync("glance"):
-            procs.run([self.layout.bin("glance-manage"), "--config-file",
-                       os.path.join(d, "glance-api.conf"), "db_sync"],
-                      logpath=self.layout.log("glance-manage"))
-            self.synced("glance")
+        self.db_sync("glance", [self.layout.bin("glance-manage"), "--config-file",
+                                os.path.join(d, "glance-api.conf"), "db_sync"], "glance-manage")
         gunicorn(self.layout, "glance", "localcloud_glance_wsgi", PORTS["glance"],
                  workers=1, threads=4, env={"OS_GLANCE_CONFIG_DIR": d},
                  watch=[os.path.join(d, "glance-api.conf")])

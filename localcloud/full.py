@@ -63,11 +63,9 @@ class FullCloud(Cloud):
 
     def sync_placement(self):
         d = self.placement_conf()
-        if self.need_sync("placement"):
-            procs.run([self.layout.bin("placement-manage"), "--config-file",
-                       os.path.join(d, "placement.conf"), "db", "sync"],
-                      logpath=self.layout.log("placement-manage"))
-            self.synced("placement")
+        self.db_sync("placement", [self.layout.bin("placement-manage"), "--config-file",
+                                   os.path.join(d, "placement.conf"), "db", "sync"],
+                     "placement-manage")
 
     # ------------------------------------------------------------------ neutron
     def neutron_conf(self):
@@ -99,12 +97,11 @@ class FullCloud(Cloud):
 
     def sync_neutron(self):
         d = self.neutron_conf()
-        if self.need_sync("neutron"):
-            procs.run([self.layout.bin("neutron-db-manage"),
-                       "--config-file", os.path.join(d, "neutron.conf"),
-                       "--config-file", os.path.join(d, "plugins", "ml2", "ml2_conf.ini"),
-                       "upgrade", "heads"], logpath=self.layout.log("neutron-manage"))
-            self.synced("neutron")
+        self.db_sync("neutron", [self.layout.bin("neutron-db-manage"),
+                                 "--config-file", os.path.join(d, "neutron.conf"),
+                                 "--config-file", os.path.join(d, "plugins", "ml2",
+                                                               "ml2_conf.ini"),
+                                 "upgrade", "heads"], "neutron-manage")
 
     # ------------------------------------------------------------------ nova
     def nova_conf(self):
@@ -248,11 +245,9 @@ class FullCloud(Cloud):
 
     def sync_octavia(self):
         d = self.octavia_conf()
-        if self.need_sync("octavia"):
-            procs.run([self.layout.bin("octavia-db-manage"), "--config-file",
-                       os.path.join(d, "octavia.conf"), "upgrade", "head"],
-                      logpath=self.layout.log("octavia-manage"))
-            self.synced("octavia")
+        self.db_sync("octavia", [self.layout.bin("octavia-db-manage"), "--config-file",
+                                 os.path.join(d, "octavia.conf"), "upgrade", "head"],
+                     "octavia-manage")
 
     def start_octavia(self):
         d = self.layout.etc_dir("octavia")

@@ -31,6 +31,8 @@ import subprocess
 import sys
 import time
 
+from localcloud.pids import alive
+
 LOCAL = ("127.0.0.0/8", "::1/128")
 ROOT_NAME = "magnum-guard"
 CLOUD = "localcloud"
@@ -95,16 +97,6 @@ def _nft(*args, input=None):
 
 def _ident(name):
     return re.sub(r"[^A-Za-z0-9_]", "_", name)
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class Guard:
@@ -203,7 +195,7 @@ class Guard:
 
     def stop(self):
         """Drop the table and the cgroup; processes still inside are left (and returned)."""
-        left = [p for p in self.processes() if _alive(p)]
+        left = [p for p in self.processes() if alive(p)]
         if left:
             return left
         if self.table in tables():
@@ -267,7 +259,7 @@ def collect_stale():
                 owner = json.load(f).get("owner")
         except (OSError, ValueError):
             owner = None
-        if owner and _alive(owner):
+        if owner and alive(owner):
             continue
         Guard(name).stop()
 

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from localcloud.pids import alive
+
 
 @dataclass
 class Proc:
@@ -32,20 +34,6 @@ def start(name: str, argv: list[str], log: Path, env: dict[str, str] | None = No
                                  stdin=subprocess.DEVNULL, start_new_session=True,
                                  env=env or os.environ.copy())
     return Proc(name=name, pid=child.pid, log=log)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours counts as gone
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def _reap(pid: int) -> None:

@@ -35,23 +35,11 @@ class Executor:
     def run_recorded(self, cluster_uuid: str, wait: float | None = None,
                      raise_errors: bool = False) -> Any:
         """Run the operation recorded on the cluster, if it is free; None when not taken."""
-        wait = CONF.conductor.lease_wait if wait is None else wait
-        lease = self.leases.acquire(cluster_uuid, wait)
-        if lease is None:
-            LOG.info("Cluster %s is busy elsewhere; leaving its operation", cluster_uuid)
-            if raise_errors:
-                raise exception.ClusterBusy(cluster=cluster_uuid)
-            return None
-        with lease:
-            try:
-                row = clusters.get_by_uuid(None, cluster_uuid)
-            except exception.ClusterNotFound:
+        def run(job: Job) -> Any:
+            if job.cluster.operation is None:
                 return None
-            if row.operation is None:
-                return None
-            job = Job(lease, row)
             try:
-                return operations.execute(job, OPERATIONS.get(row.operation))
+                return operations.execute(job, OPERATIONS.get(job.cluster.operation))
             except LeaseLost:
                 return None
             except Exception:
@@ -59,15 +47,29 @@ class Executor:
                     raise
                 return None
 
+        wait = CONF.conductor.lease_wait if wait is None else wait
+        taken, result = self._under_lease(cluster_uuid, run, wait)
+        if not taken:
+            LOG.info("Cluster %s is busy elsewhere; leaving its operation", cluster_uuid)
+            if raise_errors:
+                raise exception.ClusterBusy(cluster=cluster_uuid)
+        return result
+
     def with_lease(self, cluster_uuid: str, func: Callable[[Job], T], wait: float = 0.0,
                    context: Any = None) -> T | None:
         """``func(job)`` under the lease; None (func not run) if the cluster is taken."""
+        return self._under_lease(cluster_uuid, func, wait, context)[1]
+
+    def _under_lease(self, cluster_uuid: str, func: Callable[[Job], T], wait: float,
+                     context: Any = None) -> tuple[bool, T | None]:
+        """(whether the lease was taken, ``func(job)``); ``func`` does not run when the
+        lease is taken elsewhere or the cluster is gone."""
         lease = self.leases.acquire(cluster_uuid, wait)
         if lease is None:
-            return None
+            return False, None
         with lease:
             try:
                 row = clusters.get_by_uuid(None, cluster_uuid)
             except exception.ClusterNotFound:
-                return None
-            return func(Job(lease, row, context))
+                return True, None
+            return True, func(Job(lease, row, context))
