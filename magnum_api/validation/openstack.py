@@ -80,8 +80,16 @@ class Services:
                 reason=f"{base} answered {resp.status_code}")
         return resp.status_code, body
 
-    def _unknown(self, what: str) -> None:
-        LOG.warning("No endpoint known for the %s service: its check is skipped", what)
+    def _checked(self, enabled: bool, service_type: str, override: str | None) -> str | None:
+        """The service's endpoint when its check is on and its endpoint is known; else
+        None, and the check is skipped (an unknown endpoint is logged)."""
+        if not enabled:
+            return None
+        base = self.endpoint(service_type, override)
+        if base is None:
+            LOG.warning("No endpoint known for the %s service: its check is skipped",
+                        service_type)
+        return base
 
     # --- Glance ------------------------------------------------------------------------
     def image(self, ident: str) -> dict | None:
@@ -91,11 +99,9 @@ class Services:
         return self._images[ident]
 
     def _find_image(self, ident: str) -> dict | None:
-        if not CONF.api.validate_images:
-            return None
-        base = self.endpoint("image", CONF.api.image_endpoint_override)
+        base = self._checked(CONF.api.validate_images, "image",
+                             CONF.api.image_endpoint_override)
         if base is None:
-            self._unknown("image")
             return None
         if utils.is_uuid_like(ident):
             status, body = self._get(base, f"/v2/images/{ident}")
@@ -107,12 +113,7 @@ class Services:
         if status == 403:
             raise exception.ImageNotAuthorized(image_id=ident)
         images = (body or {}).get("images", []) if status == 200 else []
-        if not images:
-            raise exception.ImageNotFound(image_id=ident)
-        if len(images) > 1:
-            raise exception.Conflict(
-                f"Multiple images exist with same name {ident}. Please use the image id "
-                "instead.")
+        self._unique(images, "image", ident, exception.ImageNotFound, "image_id")
         return images[0]
 
     def os_distro(self, ident: str) -> tuple[str | None, str | None]:
@@ -128,11 +129,9 @@ class Services:
     # --- Nova --------------------------------------------------------------------------
     def flavor(self, ident: str | None) -> dict | None:
         """The flavor (id or name); None when the check is off or Nova unknown."""
-        if not CONF.api.validate_flavors:
-            return None
-        base = self.endpoint("compute", CONF.api.compute_endpoint_override)
+        base = self._checked(CONF.api.validate_flavors, "compute",
+                             CONF.api.compute_endpoint_override)
         if base is None:
-            self._unknown("compute")
             return None
         if ident is None:
             raise exception.FlavorNotFound(flavor=ident)
@@ -146,11 +145,9 @@ class Services:
         raise exception.FlavorNotFound(flavor=ident)
 
     def keypair(self, name: str) -> None:
-        if not CONF.api.validate_keypairs:
-            return
-        base = self.endpoint("compute", CONF.api.compute_endpoint_override)
+        base = self._checked(CONF.api.validate_keypairs, "compute",
+                             CONF.api.compute_endpoint_override)
         if base is None:
-            self._unknown("compute")
             return
         status, _ = self._get(base, f"/os-keypairs/{name}")
         if status != 200:
@@ -167,9 +164,8 @@ class Services:
     # --- Neutron -----------------------------------------------------------------------
     def _network_lookup(self, collection: str, ident: str,
                         extra: dict | None = None) -> list[dict]:
-        base = self.endpoint("network", CONF.api.network_endpoint_override)
+        base = self._checked(True, "network", CONF.api.network_endpoint_override)
         if base is None:
-            self._unknown("network")
             return [{"id": ident}]
         key = "id" if utils.is_uuid_like(ident) else "name"
         status, body = self._get(base, f"/v2.0/{collection}", {key: ident, **(extra or {})})
@@ -206,11 +202,9 @@ class Services:
 
     # --- Keystone ----------------------------------------------------------------------
     def project(self, project_id: str) -> None:
-        if not CONF.api.validate_projects:
-            return
-        base = self.endpoint("identity", CONF.api.identity_endpoint_override)
+        base = self._checked(CONF.api.validate_projects, "identity",
+                             CONF.api.identity_endpoint_override)
         if base is None:
-            self._unknown("identity")
             return
         if not base.endswith("/v3"):
             base += "/v3"
