@@ -24,6 +24,7 @@ Numbers are printed, never asserted. Needs MariaDB on 127.0.0.1:3306 (root, no p
 from __future__ import annotations
 
 import argparse
+import base64
 import http.client
 import json
 import multiprocessing
@@ -46,6 +47,8 @@ SERVER = os.environ.get("MAGNUM_BENCH_MYSQL", "mysql+pymysql://root@127.0.0.1:33
 #: Its own database per run when several people bench on one server (MAGNUM_BENCH_DB).
 DB_NAME = os.environ.get("MAGNUM_BENCH_DB", "magnum_bench")
 DB_URL = f"{SERVER}/{DB_NAME}?charset=utf8mb4"
+#: The [crypto] key the API needs to seal what it records (a Fernet key: 32 random bytes).
+ENCRYPTION_KEY = base64.urlsafe_b64encode(os.urandom(32)).decode("ascii")
 PROJECT = "bench-project"
 HEADERS = {"X-User-Id": "bench-user", "X-Project-Id": PROJECT,
            "X-Roles": "member,reader", "OpenStack-API-Version": "container-infra latest"}
@@ -168,6 +171,7 @@ def sql_counts(paths: list[str]) -> dict[str, tuple[int, int]]:
 
     config.parse_args([], default_config_files=[])
     cfg.CONF.set_override("auth_strategy", "noauth")
+    cfg.CONF.set_override("encryption_key", ENCRYPTION_KEY, "crypto")
     cfg.CONF.set_override("connection", DB_URL, "database")
     db_api.reset_engine()
     test_app = webtest.TestApp(app.load_app())
@@ -203,6 +207,8 @@ def start_server(port: int, workers: int, threads: int | None = None
     conf.write(f"""[DEFAULT]
 auth_strategy = noauth
 transport_url = rabbit://guest:guest@127.0.0.1:5672/
+[crypto]
+encryption_key = {ENCRYPTION_KEY}
 [database]
 connection = {DB_URL}
 [api]

@@ -51,6 +51,7 @@ def load_app():
 
     config.parse_args([], default_config_files=[])
     cfg.CONF.set_override("auth_strategy", "noauth")
+    cfg.CONF.set_override("encryption_key", bench_api.ENCRYPTION_KEY, "crypto")
     cfg.CONF.set_override("connection", bench_api.DB_URL, "database")
     db_api.reset_engine()
     return app.load_app()

@@ -14,6 +14,7 @@ from magnum_api import hooks
 from magnum_api.conf import CONF
 from magnum_api.middleware import access_log
 from magnum_api.middleware.errors import ParsableErrorMiddleware
+from magnum_common import crypto
 
 # Where the shipped paste file lives: the source tree, or <prefix>/etc/magnum when installed.
 _SHIPPED_PASTE = (
@@ -63,7 +64,12 @@ def app_factory(global_config, **local_conf):
 
 
 def pipeline_factory(loader, global_conf, **local_conf):
-    """Picks the ``keystone`` or ``noauth`` pipeline from ``[DEFAULT] auth_strategy``."""
+    """Picks the ``keystone`` or ``noauth`` pipeline from ``[DEFAULT] auth_strategy``.
+
+    The API seals every requester's token it records (``RequestContext.record``), so it
+    refuses to start without usable ``[crypto]`` keys rather than fail each request.
+    """
+    crypto.check_configured()
     names = local_conf[CONF.auth_strategy].split()
     filters = [loader.get_filter(name) for name in names[:-1]]
     app = loader.get_app(names[-1])

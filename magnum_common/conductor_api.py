@@ -2,10 +2,12 @@
 
 Every state-changing request is made durable before it is sent: the API records the
 operation and its arguments on the cluster row (``operation``, ``operation_args``) in the
-same UPDATE that moves the cluster's status, then casts just the cluster's UUID. A conductor
-reads the recorded operation from the row, so a cast that is lost (broker down, conductor
-killed) is replayed by any conductor's reconciler, and the cast itself carries nothing that
-the row does not already hold.
+same UPDATE that moves the cluster's status, then casts just the cluster's UUID. The record
+holds the requester's identity and, sealed with the ``[crypto]`` keys, the requester's token
+(``RequestContext.record``); messages carry the identity only (``RequestContext.to_dict``).
+A conductor reads the recorded operation from the row, so a cast that is lost (broker down,
+conductor killed) is replayed by any conductor's reconciler, and the cast itself carries
+nothing that the row does not already hold.
 
 Casts are sent with a bounded retry: when the broker is unreachable the caller gets
 ServiceUnavailable (HTTP 503) quickly and the recorded operation waits for recovery.
@@ -72,7 +74,7 @@ class ConductorAPI:
         gate = states.OPERATION_GATES[operation]
         expected = {**(expected or {}), **({"status": gate} if gate is not None else {})}
         if clusters.record_operation(context, cluster_uuid, operation,
-                                     {**args, "context": context.to_dict()},
+                                     {**args, **context.record()},
                                      values, expected):
             return
         cluster = clusters.get_by_uuid(context, cluster_uuid)
@@ -161,4 +163,6 @@ class ConductorAPI:
                           ca_cert_type=ca_cert_type)
 
     def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> None:
-        self._call(context, "credential_rotate", cluster_uuid=cluster_uuid)
+        """The requester's token travels sealed: the new trust is the requester's."""
+        self._call(context, "credential_rotate", cluster_uuid=cluster_uuid,
+                   credentials=context.sealed_credentials())

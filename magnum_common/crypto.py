@@ -56,6 +56,11 @@ def _fernet() -> MultiFernet:
         ) from exc
 
 
+def check_configured() -> None:
+    """Raise ``ConfigInvalid`` now unless the keys are usable (a service's start-up check)."""
+    _fernet()
+
+
 def encrypt(text: str) -> str:
     """Encrypt ``text`` with the current key; the result is ASCII, safe for any column."""
     return _fernet().encrypt(text.encode("utf-8")).decode("ascii")

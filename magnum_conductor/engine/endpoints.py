@@ -67,7 +67,9 @@ class ConductorEndpoint:
                            ca_cert_type: str | None = None) -> str:
         return certificates.get_ca_certificate(context, cluster_uuid, ca_cert_type)
 
-    def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> Any:
+    def credential_rotate(self, context: RequestContext, cluster_uuid: str,
+                          credentials: str | None = None) -> Any:
+        context = context.with_credentials(credentials)
         sentinel = object()
         result = self.executor.with_lease(
             cluster_uuid, lambda job: certificates.credential_rotate(job) or sentinel,

@@ -30,8 +30,7 @@ LOG = logging.getLogger(__name__)
 
 def requester_context(cluster: models.Cluster) -> RequestContext | None:
     """The requester's context recorded with the pending operation, if any."""
-    snapshot = (cluster.operation_args or {}).get("context")
-    return RequestContext.from_dict(snapshot) if snapshot else None
+    return RequestContext.from_record(cluster.operation_args)
 
 
 class Job:

@@ -2,7 +2,7 @@
 
 Which identity a driver's calls use: the cluster's trust (trust-scoped session of the
 trustee, impersonating the owner) as soon as the trust exists, else the requester's own
-context (token or token body recorded with the operation). Acting through the trust is what
+context (its token, recorded sealed with the operation). Acting through the trust is what
 lets a replayed or resumed operation, or the status sync, run after the requester's token
 has expired.
 
@@ -31,9 +31,8 @@ LOG = logging.getLogger(__name__)
 
 
 def requester_token_valid(context: RequestContext) -> bool:
-    """False when the recorded token body says the token has expired (or expires now)."""
-    info = (context.auth_token_info or {}).get("token") or {}
-    expires = info.get("expires_at")
+    """False when the recorded expiry says the token has expired (or expires now)."""
+    expires = context.token_expires_at
     if not expires:
         return bool(context.auth_token or context.auth_token_info)
     try:

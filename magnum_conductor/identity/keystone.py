@@ -2,8 +2,9 @@
 
 Which identity the conductor uses for what:
 
-* ``session_for_context(context)``: the requesting user (token body or token from the API's
-  request context), or the trustee with a trust (context carrying ``trust_id`` + password),
+* ``session_for_context(context)``: the requesting user (the token recorded sealed with the
+  operation, re-authenticated here so the catalog comes from Keystone, not from a record),
+  or the trustee with a trust (context carrying ``trust_id`` + password),
   or the service itself for admin contexts. Creating a trust needs this one.
 * ``admin_session()``: Magnum's service user from ``[keystone_auth]`` (catalog look-ups,
   Barbican, deleting what a user left behind).

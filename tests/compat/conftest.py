@@ -14,7 +14,7 @@ import uuid
 import pytest
 from oslo_config import cfg
 
-from magnum_common import rpc
+from magnum_common import crypto, rpc
 from magnum_common.db import api as db_api
 from magnum_common.db import migration
 from tests.functional.api import support
@@ -56,6 +56,8 @@ def compat_env(tmp_path_factory):
     conf.write_text(f"""[DEFAULT]
 auth_strategy = noauth
 transport_url = {TRANSPORT_URL}
+[crypto]
+encryption_key = {crypto.generate_key()}
 [noauth]
 # python-magnumclient with --os-auth-type none sends a token only: name who it is
 user_id = noauth-user

@@ -216,7 +216,7 @@ class ClustersController(base.RestController):
         row = clusters.create_with_nodegroups(
             ctx, cluster, settings.default_nodegroups(ctx.project_id, cluster, template.image_id,
                                                       master_count, node_count),
-            {"context": ctx.to_dict(), "master_count": master_count,
+            {**ctx.record(), "master_count": master_count,
              "node_count": node_count, "create_timeout": cluster["create_timeout"]})
         conductor_api.ConductorAPI().cluster_create(ctx, row.uuid)
         return base.respond({"uuid": row.uuid}, status=202)

@@ -13,7 +13,7 @@ from oslo_messaging.rpc import client as rpc_client
 
 from magnum_api import app as api_app
 from magnum_api import policy
-from magnum_common import rpc
+from magnum_common import crypto, rpc
 from magnum_common.drivers import registry
 from tests.functional.api import support
 
@@ -23,6 +23,7 @@ PROJECT = "project-a"
 CONF.register_opts(oslo_messaging.transport._transport_opts)
 CONF.register_opts(rpc_client._client_opts)
 OTHER_PROJECT = "project-b"
+ENCRYPTION_KEY = crypto.generate_key()
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +52,7 @@ def _api_config(stub_cloud, rpc_topic):
     CONF.set_override("transport_url", TRANSPORT_URL)
     CONF.set_override("topic", rpc_topic, "conductor")
     CONF.set_override("auth_strategy", "noauth")
+    CONF.set_override("encryption_key", ENCRYPTION_KEY, "crypto")
     CONF.set_override("rpc_response_timeout", 10)
     for name, value in stub_cloud.overrides().items():
         CONF.set_override(name, value, "api")

@@ -160,7 +160,7 @@ def record_cluster(context: RequestContext, template: Any, name: str | None = No
     ngs = [dict(common, name="default-master", role="master", node_count=master_count),
            dict(common, name="default-worker", role="worker", node_count=node_count)]
     return clusters.create_with_nodegroups(context, values, ngs,
-                                           {"context": context.to_dict()})
+                                           context.record())
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 30, interval: float = 0.2,

@@ -95,7 +95,7 @@ def test_gate_refuses_resize_of_deleting_cluster(conductor, standin):
     assert (after.operation, after.updated_at) == (None, before.updated_at)
     # The status moved between the API's record and the conductor's start: refused there.
     clusters.record_operation(ctx, cluster.uuid, states.OP_RESIZE, {
-        "node_count": 5, "nodegroup_uuid": worker.uuid, "context": ctx.to_dict()})
+        "node_count": 5, "nodegroup_uuid": worker.uuid, **ctx.record()})
     clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.DELETE_FAILED,
                                                        "updated_at": before.updated_at})
     ConductorAPI()._cast(ctx, "cluster_resize", cluster_uuid=cluster.uuid)

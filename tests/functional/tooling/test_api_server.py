@@ -20,6 +20,8 @@ import time
 import pytest
 import requests
 
+from magnum_common import crypto
+
 MAGNUM_API = pathlib.Path(sys.executable).parent / "magnum-api"
 HEADERS = {"X-User-Id": "poller", "X-Project-Id": "project-p", "X-Roles": "member,reader",
            "OpenStack-API-Version": "container-infra latest"}
@@ -41,6 +43,8 @@ def magnum_api(tmp_path: pathlib.Path, db: str, extra: str = "", auth: str = "no
     conf.write_text(f"""[DEFAULT]
 auth_strategy = {auth}
 transport_url = rabbit://guest:guest@127.0.0.1:5672/
+[crypto]
+encryption_key = {crypto.generate_key()}
 [database]
 connection = {db}
 [api]

@@ -20,6 +20,8 @@ import urllib.request
 
 import pytest
 
+from magnum_common import crypto
+
 REPO = pathlib.Path(__file__).resolve().parents[3]
 UWSGI = pathlib.Path(sys.executable).parent / "uwsgi"
 
@@ -43,6 +45,7 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
 def uwsgi_api(db, tmp_path):
     conf = tmp_path / "magnum.conf"
     conf.write_text(f"[DEFAULT]\nauth_strategy = noauth\n"
+                    f"[crypto]\nencryption_key = {crypto.generate_key()}\n"
                     f"[database]\nconnection = {db}\n"
                     f"[api]\napi_paste_config = {REPO / 'etc' / 'api-paste.ini'}\n")
     port = _free_port()
