@@ -111,6 +111,14 @@ def check(context: RequestContext, rule: str, target: dict[str, Any] | None = No
         return False
 
 
+def widen_for_admin(context: RequestContext, rule: str) -> None:
+    """An admin sees every project's rows once ``rule`` (an ``*_all_projects`` rule) lets
+    it; nothing changes for anyone else."""
+    if context.is_admin:
+        authorize(context, rule)
+        context.all_tenants = True
+
+
 def is_admin(context: RequestContext) -> bool:
     """The ``context_is_admin`` rule, evaluated once per request by the context hook."""
     return check(context, "context_is_admin", default_target(context))

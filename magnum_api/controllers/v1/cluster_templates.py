@@ -23,13 +23,6 @@ LIST = base.Response("A page of templates.",
 ONE = base.Response("The template.", schema.VIEW)
 
 
-def _widen_for_admin(ctx, rule: str) -> None:
-    """Admins see every project once they also pass the ``*_all_projects`` rule."""
-    if ctx.is_admin:
-        policy.authorize(ctx, rule)
-        ctx.all_tenants = True
-
-
 def check_visible(ctx, row, ident: str) -> None:
     """Other projects' hidden templates are 404 to non-admins."""
     if row.hidden and not ctx.is_admin and row.project_id != ctx.project_id:
@@ -50,7 +43,7 @@ class ClusterTemplatesController(base.RestController):
         page = base.Page(base.query())
         ctx = base.context()
         policy.authorize(ctx, rule)
-        _widen_for_admin(ctx, rule + "_all_projects")
+        policy.widen_for_admin(ctx, rule + "_all_projects")
         with db_api.reading() as conn:
             rows = cluster_templates.rows(conn, ctx, limit=page.limit, marker=page.marker,
                                           sort_key=page.sort_key, sort_dir=page.sort_dir)
@@ -77,7 +70,7 @@ class ClusterTemplatesController(base.RestController):
                     responses={200: ONE}, policy=("clustertemplate:get",))
     def get_one(self, ident, **_):
         ctx = base.context()
-        _widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
+        policy.widen_for_admin(ctx, "clustertemplate:get_one_all_projects")
         with db_api.reading() as conn:
             row = cluster_templates.row(conn, ctx, ident)
         check_visible(ctx, row, ident)
@@ -135,7 +128,7 @@ class ClusterTemplatesController(base.RestController):
     def patch(self, ident, **_):
         ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, schema.NON_REMOVABLE)
         ctx = base.context()
-        _widen_for_admin(ctx, "clustertemplate:update_all_projects")
+        policy.widen_for_admin(ctx, "clustertemplate:update_all_projects")
         row = lookup_visible(ctx, ident)
         policy.authorize(ctx, "clustertemplate:update", row.as_dict())
         doc = schema.patch_document(row)
@@ -179,7 +172,7 @@ class ClusterTemplatesController(base.RestController):
                     policy=("clustertemplate:delete",))
     def delete(self, ident, **_):
         ctx = base.context()
-        _widen_for_admin(ctx, "clustertemplate:delete_all_projects")
+        policy.widen_for_admin(ctx, "clustertemplate:delete_all_projects")
         row = lookup_visible(ctx, ident)
         policy.authorize(ctx, "clustertemplate:delete", row.as_dict())
         if clusters.count_template_users(None, row.uuid):

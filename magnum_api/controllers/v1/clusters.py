@@ -26,12 +26,6 @@ TAG = "clusters"
 ACCEPTED = base.Response("Accepted: the cluster's UUID.", types.UUID_BODY)
 
 
-def widen_for_admin(ctx, rule: str) -> None:
-    if ctx.is_admin:
-        policy.authorize(ctx, rule)
-        ctx.all_tenants = True
-
-
 def driver_of(template) -> Any:
     return registry.get_driver_for_template(template)
 
@@ -85,7 +79,7 @@ class ActionsController(base.RestController):
             raise exception.ClusterUpgradeNotSupported()
         body = base.body()
         ctx = base.context()
-        widen_for_admin(ctx, "cluster:upgrade_all_projects")
+        policy.widen_for_admin(ctx, "cluster:upgrade_all_projects")
         cluster = clusters.get(ctx, cluster_ident)
         policy.authorize(ctx, "cluster:upgrade", cluster.as_dict())
         new_template = lookup_visible(ctx, body["cluster_template"])
@@ -115,7 +109,7 @@ class ClustersController(base.RestController):
         page = base.Page(base.query())
         ctx = base.context()
         policy.authorize(ctx, rule)
-        widen_for_admin(ctx, rule + "_all_projects")
+        policy.widen_for_admin(ctx, rule + "_all_projects")
         with db_api.reading() as conn:
             rows = clusters.rows(conn, ctx, limit=page.limit, marker=page.marker,
                                  sort_key=page.sort_key, sort_dir=page.sort_dir,
@@ -153,7 +147,7 @@ class ClustersController(base.RestController):
                     policy=("cluster:get",))
     def get_one(self, ident, **_):
         ctx = base.context()
-        widen_for_admin(ctx, "cluster:get_one_all_projects")
+        policy.widen_for_admin(ctx, "cluster:get_one_all_projects")
         with db_api.reading() as conn:
             values = db_api.as_dict(clusters.row(conn, ctx, ident))
             template_labels = values.pop("template_labels")
@@ -266,7 +260,7 @@ class ClustersController(base.RestController):
         rollback = bool(base.query().get("rollback"))
         ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, schema.NON_REMOVABLE)
         ctx = base.context()
-        widen_for_admin(ctx, "cluster:update_all_projects")
+        policy.widen_for_admin(ctx, "cluster:update_all_projects")
         row = clusters.get(ctx, ident)
         policy.authorize(ctx, "cluster:update", row.as_dict())
         policy.authorize(ctx, "cluster:update_health_status")
@@ -301,7 +295,7 @@ class ClustersController(base.RestController):
                     policy=("cluster:delete",))
     def delete(self, ident, **_):
         ctx = base.context()
-        widen_for_admin(ctx, "cluster:delete_all_projects")
+        policy.widen_for_admin(ctx, "cluster:delete_all_projects")
         row = clusters.get(ctx, ident)
         policy.authorize(ctx, "cluster:delete", row.as_dict())
         conductor_api.ConductorAPI().cluster_delete(ctx, row.uuid)

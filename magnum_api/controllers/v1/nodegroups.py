@@ -19,12 +19,6 @@ TAG = "nodegroups"
 FULL = base.Response("The node group.", schema.FULL)
 
 
-def _widen_for_admin(ctx, rule: str) -> None:
-    if ctx.is_admin:
-        policy.authorize(ctx, rule)
-        ctx.all_tenants = True
-
-
 class NodeGroupController(base.RestController):
 
     @base.operation("GET", "/v1/clusters/{cluster_ident}/nodegroups", "List node groups",
@@ -37,7 +31,7 @@ class NodeGroupController(base.RestController):
         page = base.Page(params)
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:get_all")
-        _widen_for_admin(ctx, "nodegroup:get_all_all_projects")
+        policy.widen_for_admin(ctx, "nodegroup:get_all_all_projects")
         cluster = clusters.get(ctx, cluster_ident)
         filters = {"role": params["role"]} if "role" in params else None
         rows = nodegroups.list_in_cluster(ctx, cluster.uuid, filters, page.limit, page.marker,
@@ -53,7 +47,7 @@ class NodeGroupController(base.RestController):
     def get_one(self, cluster_ident, ident, **_):
         ctx = base.context()
         policy.authorize(ctx, "nodegroup:get")
-        _widen_for_admin(ctx, "nodegroup:get_one_all_projects")
+        policy.widen_for_admin(ctx, "nodegroup:get_one_all_projects")
         cluster = clusters.get(ctx, cluster_ident)
         row = nodegroups.get_in_cluster(ctx, cluster.uuid, ident)
         return base.respond(schema.full(schema.row_values(row), cluster.labels,
