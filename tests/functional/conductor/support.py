@@ -91,6 +91,7 @@ def options(standin_url: str, topic: str, lease_seconds: int = 4) -> dict[str, d
 def apply_options(values: dict[str, dict[str, Any]]) -> None:
     from keystoneauth1 import loading as ks_loading
 
+    from drivers.heat import conf as heat_conf  # noqa: F401 - [conductor] heat_attempts...
     from magnum_common.db import services  # noqa: F401 - registers service_down_time
     from magnum_conductor import conf  # noqa: F401 - registers every conductor option
     from magnum_conductor.identity import keystone
