@@ -130,15 +130,16 @@ class LocalCloudBench:
             time.sleep(0.2)
         return found
 
-    def steps(self, uuids: set[str]) -> dict[str, dict[str, float]]:
-        """Lifecycle step -> seconds, per cluster, from the conductors' logs."""
-        result_: dict[str, dict[str, float]] = {}
+    def steps(self, uuids: set[str]) -> dict[str, dict[str, tuple[float, float]]]:
+        """Lifecycle step -> (start time, seconds), per cluster, from the conductors' logs."""
+        result_: dict[str, dict[str, tuple[float, float]]] = {}
         for log in sorted(self.svc.logs.glob("magnum-conductor-*.log")):
             for line in log.read_text(errors="replace").splitlines():
                 match = LIFECYCLE.match(line)
                 if match and match.group(3) in uuids and match.group(2) == "cluster_create":
-                    result_.setdefault(match.group(3), {})[match.group(4)] = \
-                        float(match.group(6))
+                    seconds = float(match.group(6))
+                    result_.setdefault(match.group(3), {})[match.group(4)] = (
+                        _stamp(match.group(1)) - seconds, seconds)
         return result_
 
     def memory(self) -> dict[str, list[float]]:
@@ -172,6 +173,22 @@ class LocalCloudBench:
             self.lock.release()
 
 
+def timed_steps(logged: dict[str, dict[str, tuple[float, float]]],
+                times: dict[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    """Seconds per step and cluster, with the waits around them: ``pickup`` (the 202 to
+    the first step: the cast's delivery and the lease) and ``to_heat`` (the stack request
+    starting to heat-api processing it: rendering, Keystone, heat-api's token check)."""
+    found: dict[str, dict[str, float]] = {}
+    for ident, per in logged.items():
+        found[ident] = {name: seconds for name, (_, seconds) in per.items()}
+        accepted, arrived = times.get(ident, (None, None))
+        if accepted is not None and "trust" in per:
+            found[ident]["pickup"] = per["trust"][0] - accepted
+        if arrived is not None and "stack_create" in per:
+            found[ident]["to_heat"] = arrived - per["stack_create"][0]
+    return found
+
+
 def run_localcloud(args: argparse.Namespace) -> None:
     from localcloud.scenario import paths
 
@@ -181,7 +198,8 @@ def run_localcloud(args: argparse.Namespace) -> None:
         return
     bench = LocalCloudBench(args.db)
     try:
-        sequential = []
+        sequential: list[tuple[float, str]] = []
+        times: dict[str, tuple[float, float]] = {}
         for i in range(args.clusters):
             ident, rid, accepted = bench.create(f"bench-seq-{i}")
             arrived = bench.heat_arrivals({rid}).get(rid)
@@ -189,9 +207,10 @@ def run_localcloud(args: argparse.Namespace) -> None:
                 print(f"  sample {i}: no stack create reached heat-api within 120 s")
                 continue
             sequential.append((arrived - accepted, ident))
+            times[ident] = (accepted, arrived)
             print(f"  sample {i + 1}: {arrived - accepted:.3f} s", flush=True)
         latencies = [s for s, _ in sequential]
-        steps = bench.steps({ident for _, ident in sequential})
+        steps = timed_steps(bench.steps({ident for _, ident in sequential}), times)
         barrier = threading.Barrier(args.concurrent)
 
         def create_at_once(i: int) -> tuple[str, str, float]:

@@ -5,7 +5,7 @@ resize or upgrade (and the Heat calls they make) had to turn on debug. Every ste
 operation now ends with one INFO line on the ``magnum_conductor.lifecycle`` logger, in a
 fixed ``key=value`` shape that tools (and ``bench/bench_conductor_create.py``) parse::
 
-    operation=create cluster=<uuid> nodegroup=- step=trust outcome=ok seconds=0.412 \
+    operation=cluster_create cluster=<uuid> nodegroup=- step=trust outcome=ok seconds=0.412 \
 request_id=req-...
 
 A failed operation writes one WARNING instead of the failed step's INFO line, naming the
@@ -127,26 +127,27 @@ def operation(job: Any, reason: Callable[[Exception], str] = _text) -> Iterator[
     run = _Run()
     token = _RUN.set(run)
     name = job.cluster.operation
+    nodegroup = job.args.get("nodegroup_uuid")  # the recorded arguments are cleared at the end
     started = time.monotonic()
     try:
         yield
     except LeaseLost:
-        record(job, "operation", "lease-lost", time.monotonic() - started, operation=name,
-               reason="another conductor holds the cluster's lease now")
+        record(job, "operation", "lease-lost", time.monotonic() - started, nodegroup,
+               reason="another conductor holds the cluster's lease now", operation=name)
         raise
     except exception.NotSupported as exc:
-        record(job, "operation", "not-supported", time.monotonic() - started,
-               operation=name, reason=reason(exc))
+        record(job, "operation", "not-supported", time.monotonic() - started, nodegroup,
+               reason=reason(exc), operation=name)
         raise
     except Exception as exc:
-        failed = run.failed or Step("operation")
+        failed = run.failed or Step("operation", nodegroup)
         seconds = run.failed_seconds if run.failed else time.monotonic() - started
         record(job, failed.name, "failed", seconds, failed.nodegroup, reason=reason(exc),
                operation=name)
         raise
     finally:
         _RUN.reset(token)
-    record(job, "operation", "ok", time.monotonic() - started, operation=name)
+    record(job, "operation", "ok", time.monotonic() - started, nodegroup, operation=name)
 
 
 def stack_verdict(job: Any, status: str, reason: str | None = None) -> None:
