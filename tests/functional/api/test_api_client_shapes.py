@@ -1,5 +1,7 @@
 """Request shapes of the clients that cannot run here, replayed over the real pipeline:
-terraform-provider-openstack on gophercloud and Horizon's magnum-ui (issue 14, point 1).
+terraform-provider-openstack on gophercloud and Horizon's magnum-ui (issue 14, point 1):
+magnum-ui's launch form, resize, upgrade, lists, cluster config, CA and credential rotation,
+stats and quotas.
 
 Each test sends exactly what the client sends (field spellings, types, microversions) and
 checks what the client then reads: gophercloud unmarshals into typed Go structs, so a
@@ -9,14 +11,16 @@ field of the wrong JSON type breaks the whole apply; its OkCodes are exact per c
 from __future__ import annotations
 
 import datetime
+import urllib.parse
 
 import pytest
 
 from magnum_common import states
 from magnum_common.db.clusters import clusters
 from tests.functional.api import support
-from tests.functional.api.conftest import headers
+from tests.functional.api.conftest import PROJECT, headers
 from tests.functional.api.test_api_clusters import complete
+from tests.functional.api.test_api_resources import make_csr
 
 TF_BOOLEANS = ("floating_ip_enabled", "master_lb_enabled", "public", "hidden",
                "registry_enabled", "tls_disabled")
@@ -152,3 +156,95 @@ def test_horizon_launch_form_shapes(api, recorder, version):
               "nodegroup": "default-worker"}
     api.post_json(f"/v1/clusters/{uuid}/actions/resize", resize,
                   headers=headers(version=version), status=202)
+
+
+# --- Horizon magnum-ui (python-magnumclient underneath, microversion 1.13) ------------------
+HZ = "1.13"
+
+
+def hz_cluster(api, recorder) -> tuple[dict, str]:
+    """A finished cluster launched as magnum-ui does (every value a string)."""
+    tpl = tf_template(api)
+    body = {"name": "hz", "cluster_template_id": tpl["uuid"], "master_count": "1",
+            "node_count": "2", "create_timeout": "60", "labels": {}}
+    uuid = api.post_json("/v1/clusters", body, headers=headers(version=HZ),
+                         status=202).json["uuid"]
+    recorder.wait_for("cluster_create")
+    complete(uuid)
+    recorder.reset()
+    return tpl, uuid
+
+
+def test_horizon_lists_and_upgrade_with_max_batch_size(api, recorder):
+    tpl, uuid = hz_cluster(api, recorder)
+    hz = headers(version=HZ)
+    # the panels read detail lists and the cluster's node groups page by page
+    assert [t["uuid"] for t in api.get("/v1/clustertemplates/detail", headers=hz).json[
+        "clustertemplates"]] == [tpl["uuid"]]
+    [listed] = api.get("/v1/clusters/detail", headers=hz).json["clusters"]
+    assert listed["uuid"] == uuid and listed["status"] == states.CREATE_COMPLETE
+    page = api.get(f"/v1/clusters/{uuid}/nodegroups?limit=1", headers=hz).json
+    assert len(page["nodegroups"]) == 1 and "next" in page
+    nxt = urllib.parse.urlsplit(page["next"])
+    rest = api.get(f"{nxt.path}?{nxt.query}", headers=hz).json
+    assert {ng["role"] for ng in page["nodegroups"] + rest["nodegroups"]} == {"master",
+                                                                              "worker"}
+    # upgrade: the new template and max_batch_size (1 unless the form says otherwise)
+    new = tf_template(api, name="tf-new", labels={"kube_tag": "v1.32.1"})
+    resp = api.post_json(f"/v1/clusters/{uuid}/actions/upgrade",
+                         {"cluster_template": new["uuid"], "max_batch_size": 2},
+                         headers=hz, status=202)
+    assert resp.json == {"uuid": uuid}
+    [call] = recorder.wait_for("cluster_upgrade")
+    assert call["operation_args"]["cluster_template_uuid"] == new["uuid"]
+    assert call["operation_args"]["max_batch_size"] == 2
+
+
+def test_horizon_config_certificates_and_credentials(api, recorder):
+    _, uuid = hz_cluster(api, recorder)
+    hz = headers(version=HZ)
+    # cluster config: the CA, then a CSR made in the dashboard signed for the browser
+    ca = api.get(f"/v1/certificates/{uuid}", headers=hz).json
+    assert ca["cluster_uuid"] == uuid and ca["pem"] == support.CA_PEM
+    csr = make_csr()
+    signed = api.post_json("/v1/certificates", {"cluster_uuid": uuid, "csr": csr},
+                           headers=hz, status=201).json
+    assert signed["pem"] == support.SIGNED_PEM and signed["cluster_uuid"] == uuid
+    # CA rotate: python-magnumclient's raw PATCH without a body
+    resp = api.patch(f"/v1/certificates/{uuid}", b"", headers={
+        **hz, "Content-Type": "application/octet-stream"}, status=202)
+    assert resp.json == {"uuid": uuid}
+    [call] = recorder.wait_for("rotate_ca_certificate")
+    assert call["kwargs"]["cluster_uuid"] == uuid
+    # credential rotate: a JSON PATCH without a body (1.12 and later)
+    resp = api.patch(f"/v1/credentials/{uuid}", headers={
+        **hz, "Content-Type": "application/json"}, status=202)
+    assert resp.json == {"uuid": uuid}
+    [call] = recorder.wait_for("credential_rotate")
+    assert call["kwargs"]["cluster_uuid"] == uuid
+
+
+def test_horizon_stats_and_quotas(api, recorder):
+    _, uuid = hz_cluster(api, recorder)
+    # stats for the user's own project (magnum-ui passes project_id)
+    stats = api.get(f"/v1/stats?project_id={PROJECT}", headers=headers(version=HZ)).json
+    assert stats == {"clusters": 1, "nodes": 3}
+    admin = headers("admin", version=HZ)
+    # quotas: the create form's values arrive as strings; update sends the plain object
+    created = api.post_json("/v1/quotas", {"project_id": PROJECT, "resource": "Cluster",
+                                           "hard_limit": "5"}, headers=admin, status=201).json
+    assert created["hard_limit"] == 5 and isinstance(created["id"], int)
+    listed = api.get("/v1/quotas?all_tenants=True", headers=admin).json["quotas"]
+    assert [(q["project_id"], q["hard_limit"]) for q in listed] == [(PROJECT, 5)]
+    assert api.get(f"/v1/quotas/{PROJECT}/Cluster", headers=admin).json["hard_limit"] == 5
+    resp = api.patch_json(f"/v1/quotas/{PROJECT}/Cluster",
+                          {"project_id": PROJECT, "resource": "Cluster", "hard_limit": 1},
+                          headers=admin, status=202)
+    assert resp.json["hard_limit"] == 1
+    # the quota holds: the project has its one cluster
+    tpl = api.get("/v1/clustertemplates", headers=headers(version=HZ)).json[
+        "clustertemplates"][0]
+    api.post_json("/v1/clusters", {"name": "hz2", "cluster_template_id": tpl["uuid"]},
+                  headers=headers(version=HZ), status=403)
+    api.delete(f"/v1/quotas/{PROJECT}/Cluster", headers=admin, status=204)
+    assert api.get("/v1/quotas?all_tenants=True", headers=admin).json["quotas"] == []
