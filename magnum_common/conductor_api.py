@@ -1,30 +1,38 @@
 """The RPC client the API uses to reach the conductors (topic ``[conductor] topic``).
 
-Every state-changing request is made durable before it is sent: the API records the
-operation and its arguments on the cluster row (``operation``, ``operation_args``) in the
-same UPDATE that moves the cluster's status, then casts just the cluster's UUID. The record
-holds the requester's identity and, sealed with the ``[crypto]`` keys, the requester's token
-(``RequestContext.record``); messages carry the identity only (``RequestContext.to_dict``).
-A conductor reads the recorded operation from the row, so a cast that is lost (broker down,
-conductor killed) is replayed by any conductor's reconciler, and the cast itself carries
-nothing that the row does not already hold.
+Every state-changing request is made durable before it is sent. In one transaction the API
+moves the target to its in-progress status (the cluster, and the node group the request is
+about), records the operation and its arguments on the cluster row (``operation``,
+``operation_args``) and writes the operation record (magnum_common.db.operations); then it
+casts just the cluster's UUID. So the first read after the 202 already shows the new status,
+and the record the 202 names exists. Both keep the requester's identity and, sealed with
+the ``[crypto]`` keys, the requester's token (``RequestContext.record``); messages carry the
+identity only (``RequestContext.to_dict``). A conductor reads the recorded operation from the row,
+so a cast that is lost (broker down, conductor killed) is replayed by any conductor's
+reconciler, and the cast itself carries nothing that the row does not already hold.
 
-Casts are sent with a bounded retry: when the broker is unreachable the caller gets
-ServiceUnavailable (HTTP 503) quickly and the recorded operation waits for recovery.
+Casts are sent with a bounded retry; when the broker is unreachable the request stays
+recorded and is still accepted (a reconciler starts it), so a client's retry never makes a
+second cluster.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import oslo_messaging as messaging
 from kombu import exceptions as kombu_exc
 from oslo_log import log as logging
 
-from magnum_common import exception, rpc, states
+from magnum_common import exception, rpc, states, utils
 from magnum_common.config import CONF
 from magnum_common.context import RequestContext
+from magnum_common.db import api as db_api
 from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
+from magnum_common.drivers import settings
 
 LOG = logging.getLogger(__name__)
 
@@ -33,9 +41,36 @@ LOG = logging.getLogger(__name__)
 _VERBS = {states.OP_UPDATE: "Updating", states.OP_RESIZE: "Resizing",
           states.OP_UPGRADE: "Upgrading", states.OP_ROTATE_CA: "Updating"}
 
+#: The cluster status each operation moves to when it is accepted, and its reason.
+ACCEPTED_STATUS = {
+    states.OP_UPDATE: (states.UPDATE_IN_PROGRESS, "Updating the cluster."),
+    states.OP_RESIZE: (states.UPDATE_IN_PROGRESS, "Resizing the cluster."),
+    states.OP_UPGRADE: (states.UPDATE_IN_PROGRESS, "Upgrading the cluster."),
+    states.OP_ROTATE_CA: (states.UPDATE_IN_PROGRESS, "Rotating the CA certificates."),
+    states.OP_DELETE: (states.DELETE_IN_PROGRESS, "Deleting the cluster."),
+    states.OP_NODEGROUP_CREATE: (states.UPDATE_IN_PROGRESS, "Creating a node group."),
+    states.OP_NODEGROUP_UPDATE: (states.UPDATE_IN_PROGRESS, "Updating a node group."),
+    states.OP_NODEGROUP_DELETE: (states.UPDATE_IN_PROGRESS, "Deleting a node group."),
+}
+
 #: What a broker that cannot be reached raises through oslo.messaging (the rabbit driver
 #: lets kombu's connection errors through when the retries are exhausted).
 _UNREACHABLE = (messaging.MessageDeliveryFailure, kombu_exc.OperationalError, OSError)
+
+
+@dataclasses.dataclass
+class Target:
+    """What a request changes besides the cluster: node group rows, written in the
+    recording transaction (``values`` per UUID; ``new`` is a node group to insert)."""
+
+    nodegroup_uuid: str | None = None
+    nodegroups: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    new: dict[str, Any] | None = None
+    cluster: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+class _Lost(Exception):
+    """The guarded UPDATE found the row changed since it was read: roll back."""
 
 
 class ConductorAPI:
@@ -49,12 +84,12 @@ class ConductorAPI:
         return rpc.get_client(topic=self._topic)
 
     def _cast(self, context: RequestContext, method: str, **kwargs: Any) -> None:
+        """Cast for a recorded operation: an unreachable broker leaves it to a reconciler."""
         try:
             self._client.prepare(retry=CONF.conductor.cast_retry).cast(context, method, **kwargs)
-        except _UNREACHABLE as exc:
-            raise exception.ServiceUnavailable(
-                reason="the message broker is unreachable; the request is recorded and "
-                "will be resumed by a conductor") from exc
+        except _UNREACHABLE:
+            LOG.warning("The message broker is unreachable; %s of cluster %s stays recorded "
+                        "for a conductor's reconciler", method, kwargs.get("cluster_uuid"))
 
     def _call(self, context: RequestContext, method: str, **kwargs: Any) -> Any:
         try:
@@ -67,31 +102,59 @@ class ConductorAPI:
             raise exception.ServiceUnavailable(reason="the message broker is unreachable") from exc
 
     def _record(self, context: RequestContext, cluster_uuid: str, operation: str,
-                args: dict[str, Any], values: dict[str, Any] | None = None,
-                expected: dict[str, Any] | None = None) -> None:
-        """Record the operation, only from a status it may start from (one UPDATE, so a
-        refused request leaves the row as it was)."""
-        gate = states.OPERATION_GATES[operation]
-        expected = {**(expected or {}), **({"status": gate} if gate is not None else {})}
-        if clusters.record_operation(context, cluster_uuid, operation,
-                                     {**args, **context.record()},
-                                     values, expected):
-            return
-        cluster = clusters.get_by_uuid(context, cluster_uuid)
+                args: dict[str, Any], target: Target | None = None) -> str:
+        """Record the operation and move its targets to in-progress, in one transaction and
+        only from a status it may start from (a refused request leaves every row as it was).
+        Returns the operation record's UUID."""
+        target = target or Target()
+        cluster = clusters.get_by_uuid(None, cluster_uuid)
         if cluster.operation is not None:
             raise exception.OperationInProgress(cluster_name=cluster.name or cluster_uuid)
+        self._check_gate(cluster, operation)
+        status, reason = ACCEPTED_STATUS[operation]
+        record_uuid = utils.generate_uuid()
+        requested = {**args, **context.record()}
+        recorded = {**requested, "operation_id": record_uuid,
+                    "previous_status": cluster.status,
+                    "previous_reason": cluster.status_reason,
+                    "previous_updated_at": cluster.updated_at.isoformat()
+                    if cluster.updated_at else None}
+        values = {"status": status, "status_reason": reason, "updated_at": db_api.now(),
+                  **target.cluster}
+        expected = {"status": cluster.status, "updated_at": cluster.updated_at}
+        try:
+            with db_api.writer(context):
+                if not clusters.record_operation(context, cluster_uuid, operation, recorded,
+                                                 values, expected):
+                    raise _Lost
+                if target.new is not None:
+                    nodegroups.create(context, target.new)
+                for uuid, ng_values in target.nodegroups.items():
+                    nodegroups.compare_and_swap(context, uuid, {"cluster_id": cluster_uuid},
+                                                ng_values)
+                operations.add(context, cluster_uuid, operation, requested,
+                               target.nodegroup_uuid, uuid=record_uuid)
+        except _Lost:
+            raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid) from None
+        return record_uuid
+
+    @staticmethod
+    def _check_gate(cluster: Any, operation: str) -> None:
+        gate = states.OPERATION_GATES[operation]
         if gate is not None and cluster.status not in gate:
             raise exception.NotSupported(
                 operation=f'{_VERBS[operation]} a cluster when status is "{cluster.status}"')
-        raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
 
     def _call_recorded(self, context: RequestContext, method: str, cluster_uuid: str) -> None:
-        """A call for a recorded operation: a conductor that cannot take the cluster now
-        leaves it recorded, and the reconciler starts it once the cluster is free."""
+        """A call for a recorded operation: a conductor that cannot take the cluster now, or
+        no conductor at all, leaves it recorded, and the reconciler starts it later."""
         try:
             self._call(context, method, cluster_uuid=cluster_uuid)
         except exception.ClusterBusy:
             LOG.info("Cluster %s is busy; its %s stays recorded", cluster_uuid, method)
+        except exception.ServiceUnavailable as exc:
+            LOG.warning("%s of cluster %s stays recorded for a reconciler: %s", method,
+                        cluster_uuid, exc)
 
     # --- casts (the row already records the operation) ------------------------------------
     def cluster_create(self, context: RequestContext, cluster_uuid: str) -> None:
@@ -101,54 +164,115 @@ class ConductorAPI:
     def cluster_update(self, context: RequestContext, cluster_uuid: str, node_count: int,
                        health_status: str | None = None,
                        health_status_reason: dict | None = None,
-                       rollback: bool = False) -> None:
-        self._record(context, cluster_uuid, states.OP_UPDATE,
-                     {"node_count": node_count, "health_status": health_status,
-                      "health_status_reason": health_status_reason, "rollback": rollback})
+                       rollback: bool = False) -> str:
+        """PATCH of a cluster. A health report is applied at once (no stack work); a new
+        node count resizes the default worker group. Returns the record's UUID."""
+        health = {key: value for key, value in (("health_status", health_status),
+                                                ("health_status_reason",
+                                                 health_status_reason))
+                  if value is not None}
+        worker = _default_worker(cluster_uuid)
+        if worker is None or node_count == worker.node_count:
+            if not health:
+                self._check_gate(clusters.get_by_uuid(None, cluster_uuid), states.OP_UPDATE)
+            return self._apply_at_once(context, cluster_uuid, states.OP_UPDATE,
+                                       {"node_count": node_count, **health}, health)
+        uuid = self._record(
+            context, cluster_uuid, states.OP_UPDATE,
+            {"node_count": node_count, "rollback": rollback,
+             "previous_node_count": worker.node_count, **health},
+            Target(worker.uuid, {worker.uuid: _resizing(node_count)}, cluster=health))
         self._cast(context, "cluster_update", cluster_uuid=cluster_uuid)
+        return uuid
+
+    def _apply_at_once(self, context: RequestContext, cluster_uuid: str, operation: str,
+                       args: dict[str, Any], values: dict[str, Any],
+                       nodegroup_uuid: str | None = None,
+                       nodegroup_values: dict[str, Any] | None = None) -> str:
+        """A change that needs no stack work: written now, with a finished record."""
+        record_uuid = utils.generate_uuid()
+        with db_api.writer(context):
+            if values:
+                clusters.compare_and_swap(context, cluster_uuid, {}, values)
+            if nodegroup_values:
+                nodegroups.compare_and_swap(context, nodegroup_uuid,
+                                            {"cluster_id": cluster_uuid}, nodegroup_values)
+            operations.add(context, cluster_uuid, operation, args, nodegroup_uuid,
+                           state=states.OPERATION_SUCCEEDED, uuid=record_uuid,
+                           reason="Applied at once; no stack work needed.")
+        return record_uuid
 
     def cluster_resize(self, context: RequestContext, cluster_uuid: str, node_count: int,
-                       nodegroup_uuid: str, nodes_to_remove: list[str] | None = None) -> None:
-        self._record(context, cluster_uuid, states.OP_RESIZE,
-                     {"node_count": node_count, "nodegroup_uuid": nodegroup_uuid,
-                      "nodes_to_remove": list(nodes_to_remove or [])})
+                       nodegroup_uuid: str, nodes_to_remove: list[str] | None = None) -> str:
+        ng = nodegroups.get_in_cluster(None, cluster_uuid, nodegroup_uuid)
+        uuid = self._record(
+            context, cluster_uuid, states.OP_RESIZE,
+            {"node_count": node_count, "nodegroup_uuid": nodegroup_uuid,
+             "nodes_to_remove": list(nodes_to_remove or []),
+             "previous_node_count": ng.node_count},
+            Target(nodegroup_uuid, {nodegroup_uuid: _resizing(node_count)}))
         self._cast(context, "cluster_resize", cluster_uuid=cluster_uuid)
+        return uuid
 
-    def cluster_delete(self, context: RequestContext, cluster_uuid: str) -> None:
-        self._record(context, cluster_uuid, states.OP_DELETE, {})
+    def cluster_delete(self, context: RequestContext, cluster_uuid: str) -> str:
+        deleting = {"status": states.DELETE_IN_PROGRESS,
+                    "status_reason": "Deleting the cluster."}
+        groups = {ng.uuid: deleting for ng in nodegroups.list(None, {"cluster_id": cluster_uuid})}
+        uuid = self._record(context, cluster_uuid, states.OP_DELETE, {},
+                            Target(nodegroups=groups))
         self._cast(context, "cluster_delete", cluster_uuid=cluster_uuid)
+        return uuid
 
     def nodegroup_create(self, context: RequestContext, cluster_uuid: str,
-                         nodegroup_uuid: str) -> None:
-        """The API inserted the node group row (CREATE_IN_PROGRESS) before this."""
-        self._record(context, cluster_uuid, states.OP_NODEGROUP_CREATE,
-                     {"nodegroup_uuid": nodegroup_uuid})
+                         values: dict[str, Any]) -> str:
+        """Insert the node group (CREATE_IN_PROGRESS) with the record."""
+        row = {**values, "status": states.CREATE_IN_PROGRESS,
+               "status_reason": "Creating the node group.", "node_addresses": []}
+        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_CREATE,
+                            {"nodegroup_uuid": values["uuid"]},
+                            Target(values["uuid"], new=row))
         self._cast(context, "nodegroup_create", cluster_uuid=cluster_uuid)
+        return uuid
 
     def nodegroup_update(self, context: RequestContext, cluster_uuid: str,
-                         nodegroup_uuid: str, values: dict[str, Any]) -> None:
-        self._record(context, cluster_uuid, states.OP_NODEGROUP_UPDATE,
-                     {"nodegroup_uuid": nodegroup_uuid, "values": values})
+                         nodegroup_uuid: str, values: dict[str, Any]) -> str:
+        """The new values are visible at once; the stack update follows."""
+        changes = {**values, "status": states.UPDATE_IN_PROGRESS,
+                   "status_reason": "Updating the node group."}
+        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_UPDATE,
+                            {"nodegroup_uuid": nodegroup_uuid, "values": values},
+                            Target(nodegroup_uuid, {nodegroup_uuid: changes}))
         self._cast(context, "nodegroup_update", cluster_uuid=cluster_uuid)
+        return uuid
 
     def nodegroup_delete(self, context: RequestContext, cluster_uuid: str,
-                         nodegroup_uuid: str) -> None:
-        self._record(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
-                     {"nodegroup_uuid": nodegroup_uuid})
+                         nodegroup_uuid: str) -> str:
+        deleting = {"status": states.DELETE_IN_PROGRESS,
+                    "status_reason": "Deleting the node group."}
+        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
+                            {"nodegroup_uuid": nodegroup_uuid},
+                            Target(nodegroup_uuid, {nodegroup_uuid: deleting}))
         self._cast(context, "nodegroup_delete", cluster_uuid=cluster_uuid)
+        return uuid
 
     # --- calls (the caller sees the conductor's errors) -----------------------------------
     def cluster_upgrade(self, context: RequestContext, cluster_uuid: str,
                         cluster_template_uuid: str, max_batch_size: int,
-                        nodegroup_uuid: str) -> None:
-        self._record(context, cluster_uuid, states.OP_UPGRADE,
-                     {"cluster_template_uuid": cluster_template_uuid,
-                      "max_batch_size": max_batch_size, "nodegroup_uuid": nodegroup_uuid})
+                        nodegroup_uuid: str) -> str:
+        upgrading = {"status": states.UPDATE_IN_PROGRESS,
+                     "status_reason": "Upgrading the node group."}
+        uuid = self._record(context, cluster_uuid, states.OP_UPGRADE,
+                            {"cluster_template_uuid": cluster_template_uuid,
+                             "max_batch_size": max_batch_size,
+                             "nodegroup_uuid": nodegroup_uuid},
+                            Target(nodegroup_uuid, {nodegroup_uuid: upgrading}))
         self._call_recorded(context, "cluster_upgrade", cluster_uuid)
+        return uuid
 
-    def rotate_ca_certificate(self, context: RequestContext, cluster_uuid: str) -> None:
-        self._record(context, cluster_uuid, states.OP_ROTATE_CA, {})
+    def rotate_ca_certificate(self, context: RequestContext, cluster_uuid: str) -> str:
+        uuid = self._record(context, cluster_uuid, states.OP_ROTATE_CA, {})
         self._call_recorded(context, "rotate_ca_certificate", cluster_uuid)
+        return uuid
 
     def sign_certificate(self, context: RequestContext, cluster_uuid: str, csr: str,
                          ca_cert_type: str | None = None) -> str:
@@ -166,3 +290,15 @@ class ConductorAPI:
         """The requester's token travels sealed: the new trust is the requester's."""
         self._call(context, "credential_rotate", cluster_uuid=cluster_uuid,
                    credentials=context.sealed_credentials())
+
+
+def _default_worker(cluster_uuid: str) -> Any:
+    try:
+        return settings.default_worker(nodegroups.list(None, {"cluster_id": cluster_uuid}))
+    except exception.NodeGroupNotFound:
+        return None
+
+
+def _resizing(node_count: int) -> dict[str, Any]:
+    return {"node_count": node_count, "status": states.UPDATE_IN_PROGRESS,
+            "status_reason": f"Resizing to {node_count} nodes."}

@@ -307,6 +307,10 @@ class StackNotFound(ResourceNotFound):
     message = "Stack %(stack)s could not be found."
 
 
+class OperationNotFound(ResourceNotFound):
+    message = "Operation %(operation)s could not be found."
+
+
 # --- 409 -----------------------------------------------------------------------------------
 class Conflict(MagnumException):
     message = "Conflict."

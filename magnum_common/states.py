@@ -103,6 +103,17 @@ OPERATION_GATES: dict[str, frozenset[str | None] | None] = {
     OP_NODEGROUP_DELETE: None,
 }
 
+# What became of an operation record (magnum_common.db.operations).
+OPERATION_PENDING = "pending"
+OPERATION_RUNNING = "running"
+OPERATION_SUCCEEDED = "succeeded"
+OPERATION_FAILED = "failed"
+OPERATION_SUPERSEDED = "superseded"
+OPERATION_STATES = (OPERATION_PENDING, OPERATION_RUNNING, OPERATION_SUCCEEDED,
+                    OPERATION_FAILED, OPERATION_SUPERSEDED)
+#: Records still to run or still running.
+OPERATION_OPEN = frozenset({OPERATION_PENDING, OPERATION_RUNNING})
+
 
 def action_of(status: str | None) -> str | None:
     """``'CREATE_IN_PROGRESS'`` -> ``'CREATE'``."""

@@ -77,10 +77,31 @@ def respond(body: Any, status: int = 200, headers: dict[str, str] | None = None
     return response
 
 
-def no_content() -> webob.Response:
+def no_content(headers: dict[str, str] | None = None) -> webob.Response:
     response = webob.Response(status=204)
     response.content_type = None
+    if headers:
+        response.headers.update(headers)
     return response
+
+
+#: The response header that names the operation record a request created (an extension:
+#: ``GET /v1/clusters/{ident}/operations/{uuid}`` shows it).
+OPERATION_HEADER = "OpenStack-Magnum-Operation"
+
+
+def accepted(body: Any, operation_uuid: str, status: int = 202) -> webob.Response:
+    """The answer to an accepted request: its body, and the record that tracks it."""
+    return respond(body, status=status, headers={OPERATION_HEADER: operation_uuid})
+
+
+def accepted_delete(operation_uuid: str) -> webob.Response:
+    return no_content({OPERATION_HEADER: operation_uuid})
+
+
+def accepted_response(description: str, schema: Any = None) -> Response:
+    """The OpenAPI side of :func:`accepted`."""
+    return Response(description, schema, (OPERATION_HEADER,))
 
 
 class Limit(fields.Integer):

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Row
 
 from magnum_common import exception
-from magnum_common.context import RequestContext
+from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api, models
 
 _CLUSTER = models.Cluster.__table__
@@ -49,16 +49,23 @@ class ClusterRepository(api.Repository[models.Cluster]):
         nodegroups: list[dict[str, Any]],
         operation_args: dict[str, Any] | None = None,
     ) -> models.Cluster:
-        """Insert a cluster, its node groups and the pending create in one transaction.
+        """Insert a cluster, its node groups, the pending create and its operation record
+        in one transaction.
 
         The row exists (with ``operation = cluster_create``) before any RPC is sent, so the
-        UUID the API returns always names a row and a lost cast is recoverable.
+        UUID the API returns always names a row and a lost cast is recoverable; the record's
+        UUID is ``operation_args["operation_id"]``.
         """
+        from magnum_common.db.operations import operations
         from magnum_common.states import OP_CREATE
         from magnum_common.utils import generate_uuid
 
+        context = context or make_admin_context()  # one context: one transaction
+        record_uuid = generate_uuid()
+        args = operation_args or {}
         values = {**values, "uuid": values.get("uuid") or generate_uuid(),
-                  "operation": OP_CREATE, "operation_args": operation_args or {},
+                  "operation": OP_CREATE,
+                  "operation_args": {**args, "operation_id": record_uuid},
                   "operation_at": api.now()}
         cluster = models.Cluster(**values)
         rows = [models.NodeGroup(**{"uuid": generate_uuid(), **ng,
@@ -67,6 +74,7 @@ class ClusterRepository(api.Repository[models.Cluster]):
             with api.writer(context) as session:
                 session.add(cluster)
                 session.add_all(rows)
+                operations.add(context, values["uuid"], OP_CREATE, args, uuid=record_uuid)
         except api.db_exc.DBDuplicateEntry as exc:
             raise exception.ClusterAlreadyExists(uuid=values["uuid"]) from exc
         return cluster

@@ -238,3 +238,30 @@ class Federation(Base):
     status: Mapped[str | None] = mapped_column(String(20))
     status_reason: Mapped[str | None] = mapped_column(Text)
     properties: Mapped[dict | None] = mapped_column(JSONEncodedDict)
+
+
+class ClusterOperation(Base):
+    """One accepted request on a cluster: its arguments, who asked, and what became of it."""
+
+    __tablename__ = "cluster_operation"
+    __table_args__ = (
+        UniqueConstraint("uuid", name="uniq_cluster_operation0uuid"),
+        Index("ix_cluster_operation_cluster_id_state", "cluster_id", "state"),
+        Index("ix_cluster_operation_project_id", "project_id"),
+        TABLE_ARGS,
+    )
+
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    cluster_id: Mapped[str] = mapped_column(String(36), nullable=False)
+    nodegroup_id: Mapped[str | None] = mapped_column(String(36))
+    kind: Mapped[str] = mapped_column(String(36), nullable=False)
+    arguments: Mapped[dict | None] = mapped_column(JSONEncodedDict)
+    project_id: Mapped[str | None] = mapped_column(String(255))
+    user_id: Mapped[str | None] = mapped_column(String(255))
+    request_id: Mapped[str | None] = mapped_column(String(255))
+    state: Mapped[str] = mapped_column(String(20), nullable=False)
+    accepted_at: Mapped[datetime.datetime] = mapped_column(DateTime, nullable=False)
+    started_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
+    result_reason: Mapped[str | None] = mapped_column(Text)
+    progress: Mapped[str | None] = mapped_column(Text)

@@ -25,6 +25,7 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
 from magnum_common import exception, outbound, states
+from magnum_common.db.operations import operations as records
 from magnum_conductor.conf import operation_timeout
 from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
@@ -82,26 +83,13 @@ def execute(job: Job, op: Operation | None) -> Any:
     name = job.cluster.operation
     if op is None:
         LOG.error("Cluster %s records unknown operation %r; clearing it", job.uuid, name)
+        args = job.args
         job.finish()
+        _outcome(job, states.OPERATION_FAILED, f"Unknown operation {name!r}.", args)
         return None
     args = job.args
     if args.get("phase") != "started":
-        if job.cluster.status not in op.gate:
-            refusal = exception.OperationRefused(operation=name, cluster=job.uuid,
-                                                 status=job.cluster.status)
-            LOG.warning("%s", refusal)
-            job.finish(updated_at=job.cluster.updated_at)
-            notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
-                               job.nodegroups())
-            raise refusal
-        job.save(status=op.in_progress, status_reason=op.describe(job),
-                 operation_args={**args, "phase": "started",
-                                 "previous_status": job.cluster.status,
-                                 "previous_reason": job.cluster.status_reason,
-                                 "previous_updated_at": _isotime(job.cluster.updated_at)})
-        if op.notify_pending:
-            notifications.emit(job.context, op.action, notifications.PENDING, job.cluster,
-                               job.nodegroups())
+        _begin(job, op, args)
     else:
         LOG.info("Resuming %s of cluster %s", name, job.uuid)
     outbound.forget()
@@ -109,16 +97,78 @@ def execute(job: Job, op: Operation | None) -> Any:
     job.lease.limit(seconds, lambda lease: overrun(job, op, seconds))
     try:
         with lifecycle.operation(job, reason=_reason):
-            return op.run(job)
+            result = op.run(job)
     except LeaseLost:
         raise
-    except exception.NotSupported:
+    except exception.NotSupported as exc:
         revert(job)
+        _outcome(job, states.OPERATION_FAILED, _reason(exc), args)
         raise
     except Exception as exc:
         LOG.debug("%s of cluster %s failed", name, job.uuid, exc_info=True)
         fail(job, op, exc)
         raise
+    _handed_over(job, args.get("operation_id"))
+    return result
+
+
+def _begin(job: Job, op: Operation, args: dict[str, Any]) -> None:
+    """First run: in-progress status (the API normally wrote it already) and the record
+    marked running. An operation recorded without its status move (by a release before the
+    operation records) is gated here, as it was then."""
+    previous: dict[str, Any] = {}
+    if "previous_status" not in args:
+        if job.cluster.status not in op.gate:
+            refusal = exception.OperationRefused(operation=job.cluster.operation,
+                                                 cluster=job.uuid, status=job.cluster.status)
+            LOG.warning("%s", refusal)
+            job.finish(updated_at=job.cluster.updated_at)
+            _outcome(job, states.OPERATION_FAILED, str(refusal), args)
+            notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
+                               job.nodegroups())
+            raise refusal
+        previous = {"previous_status": job.cluster.status,
+                    "previous_reason": job.cluster.status_reason,
+                    "previous_updated_at": _isotime(job.cluster.updated_at)}
+    describe = op.describe(job)
+    job.save(status=op.in_progress, status_reason=describe,
+             operation_args={**args, "phase": "started", **previous})
+    if args.get("operation_id"):
+        records.start(args["operation_id"], describe)
+    if op.notify_pending:
+        notifications.emit(job.context, op.action, notifications.PENDING, job.cluster,
+                           job.nodegroups())
+
+
+def _handed_over(job: Job, record_uuid: str | None) -> None:
+    """The handler returned: done if nothing is left in progress, else the stack work is
+    under way and the status sync will settle the record (see :func:`settle`)."""
+    if not record_uuid:
+        return
+    try:
+        cluster = job.reload()
+    except exception.ClusterNotFound:
+        records.finish(record_uuid, states.OPERATION_SUCCEEDED, "The cluster is deleted.")
+        return
+    if states.is_in_progress(cluster.status):
+        records.note(record_uuid, cluster.status_reason or "")
+    else:
+        records.finish(record_uuid, states.OPERATION_SUCCEEDED, cluster.status_reason)
+
+
+def _outcome(job: Job, state: str, reason: str | None,
+             args: dict[str, Any] | None = None) -> None:
+    record_uuid = (args if args is not None else job.args).get("operation_id")
+    if record_uuid:
+        records.finish(record_uuid, state, reason)
+
+
+def settle(cluster_uuid: str, status: str, reason: str | None) -> None:
+    """The status sync saw the cluster's stack work end in ``status``: the running records
+    of the cluster get that outcome."""
+    state = (states.OPERATION_FAILED if status.endswith("_FAILED")
+             else states.OPERATION_SUCCEEDED)
+    records.finish_running(cluster_uuid, state, reason)
 
 
 def revert(job: Job) -> None:
@@ -151,11 +201,13 @@ def overrun(job: Job, op: Operation, seconds: int) -> None:
 def fail(job: Job, op: Operation, exc: Exception, **release: Any) -> None:
     """Record the failure: ``*_FAILED`` with the error as reason, operation cleared
     (``release``: the lease columns too, by the watchdog)."""
+    args = job.args
     try:
         if op.on_failure is not None:
             op.on_failure(job, exc)
         job.finish(status=op.failed, status_reason=_reason(exc), **release)
     except LeaseLost:
         return
+    _outcome(job, states.OPERATION_FAILED, _reason(exc), args)
     notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
                        job.nodegroups())

@@ -30,7 +30,7 @@ from magnum_common.db.services import is_up, magnum_services
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver, StackPoll, StackState
 from magnum_conductor.conf import BINARY, CONF
-from magnum_conductor.engine import lifecycle, notifications
+from magnum_conductor.engine import lifecycle, notifications, operations
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers.cluster import complete_delete, create_timeout
 from magnum_conductor.engine.job import Job
@@ -257,6 +257,7 @@ class StatusSync:
                                    else states.ROLLBACK_FAILED, status_reason=reason)
         job.save(status=failed, status_reason=reason)
         lifecycle.stack_verdict(job, failed, reason)
+        operations.settle(job.uuid, failed, reason)
         notifications.emit(None, notifications.action_for_status(failed),
                            notifications.FAILURE, job.cluster, job.nodegroups())
         return True
@@ -307,6 +308,8 @@ class StatusSync:
         status, reason = cluster_state(observed, groups)
         job.save(status=status, status_reason=reason,
                  **{k: v for k, v in values.items() if not k.startswith("ng:")})
+        if status and not states.is_in_progress(status):
+            operations.settle(job.uuid, status, reason)
         if status and not states.is_in_progress(status) and status != observed:
             lifecycle.stack_verdict(job, status, reason)
             outcome = (notifications.FAILURE if status.endswith("_FAILED")

@@ -56,7 +56,7 @@ class CertificatesController(base.RestController):
                             status=201)
 
     @base.operation("PATCH", "/v1/certificates/{cluster_ident}", "Rotate a cluster's CA",
-                    TAG, description="No body.", responses={202: base.Response(
+                    TAG, description="No body.", responses={202: base.accepted_response(
                         "Accepted: the cluster's UUID.", types.UUID_BODY)},
                     errors=(409, 503), policy=("certificate:rotate_ca",))
     def patch(self, cluster_ident, **_):
@@ -69,5 +69,5 @@ class CertificatesController(base.RestController):
                 "Rotating the CA certificate on a non-TLS cluster is not supported")
         check_driver_supports(template, "rotate_ca_certificate",
                               "Rotating the CA certificate is not supported by driver.")
-        conductor_api.ConductorAPI().rotate_ca_certificate(ctx, cluster.uuid)
-        return base.respond({"uuid": cluster.uuid}, status=202)
+        record = conductor_api.ConductorAPI().rotate_ca_certificate(ctx, cluster.uuid)
+        return base.accepted({"uuid": cluster.uuid}, record)

@@ -7,6 +7,7 @@ from typing import Any
 
 from magnum_api import microversion, policy
 from magnum_api.controllers import base
+from magnum_api.controllers.v1 import cluster_operations
 from magnum_api.controllers.v1 import nodegroups as nodegroups_controller
 from magnum_api.controllers.v1.cluster_templates import lookup_visible
 from magnum_api.schemas import cluster as schema
@@ -23,7 +24,8 @@ from magnum_common.db.nodegroups import nodegroups
 from magnum_common.drivers import registry, settings
 
 TAG = "clusters"
-ACCEPTED = base.Response("Accepted: the cluster's UUID.", types.UUID_BODY)
+ACCEPTED = base.accepted_response("Accepted: the cluster's UUID (the operation record's in "
+                                  f"the {base.OPERATION_HEADER} header).", types.UUID_BODY)
 
 
 def driver_of(template) -> Any:
@@ -64,9 +66,9 @@ class ActionsController(base.RestController):
                 ng.max_node_count is not None and node_count > ng.max_node_count):
             raise exception.NGResizeOutBounds(nodegroup=ng.name, min_nc=ng.min_node_count,
                                               max_nc=ng.max_node_count)
-        conductor_api.ConductorAPI().cluster_resize(
+        record = conductor_api.ConductorAPI().cluster_resize(
             ctx, cluster.uuid, node_count, ng.uuid, body.get("nodes_to_remove") or [])
-        return base.respond({"uuid": cluster.uuid}, status=202)
+        return base.accepted({"uuid": cluster.uuid}, record)
 
     @base.operation("POST", "/v1/clusters/{cluster_ident}/actions/upgrade",
                     "Upgrade a node group to a cluster template", TAG,
@@ -93,9 +95,9 @@ class ActionsController(base.RestController):
             raise exception.InvalidClusterTemplateForUpgrade(
                 reason=f"Nodegroup {ng.name} can be upgraded only to match cluster's template "
                 f"({current.name}).")
-        conductor_api.ConductorAPI().cluster_upgrade(
+        record = conductor_api.ConductorAPI().cluster_upgrade(
             ctx, cluster.uuid, new_template.uuid, body.get("max_batch_size") or 1, ng.uuid)
-        return base.respond({"uuid": cluster.uuid}, status=202)
+        return base.accepted({"uuid": cluster.uuid}, record)
 
 
 class ClustersController(base.RestController):
@@ -103,6 +105,7 @@ class ClustersController(base.RestController):
 
     actions = ActionsController()
     nodegroups = nodegroups_controller.NodeGroupController()
+    operations = cluster_operations.OperationsController()
 
     # --- reads ---------------------------------------------------------------------------
     def _collection(self, rule: str, path: str, detailed: bool):
@@ -213,7 +216,7 @@ class ClustersController(base.RestController):
             {**ctx.record(), "master_count": master_count,
              "node_count": node_count, "create_timeout": cluster["create_timeout"]})
         conductor_api.ConductorAPI().cluster_create(ctx, row.uuid)
-        return base.respond({"uuid": row.uuid}, status=202)
+        return base.accepted({"uuid": row.uuid}, row.operation_args["operation_id"])
 
     @staticmethod
     def _template(ctx, ident: str, version: microversion.Version):
@@ -285,18 +288,18 @@ class ClustersController(base.RestController):
         size = settings.boot_volume_size(row.labels)
         for key in ("flavor_id", "master_flavor_id"):
             services.check_root_disk(getattr(row, key), size)
-        conductor_api.ConductorAPI().cluster_update(
+        record = conductor_api.ConductorAPI().cluster_update(
             ctx, row.uuid, node_count, patched.get("health_status"),
             patched.get("health_status_reason"), rollback)
-        return base.respond({"uuid": row.uuid}, status=202)
+        return base.accepted({"uuid": row.uuid}, record)
 
     @base.operation("DELETE", "/v1/clusters/{ident}", "Delete a cluster", TAG,
-                    responses={204: base.Response("Deletion accepted.")}, errors=(409, 503),
-                    policy=("cluster:delete",))
+                    responses={204: base.accepted_response("Deletion accepted.")},
+                    errors=(409, 503), policy=("cluster:delete",))
     def delete(self, ident, **_):
         ctx = base.context()
         policy.widen_for_admin(ctx, "cluster:delete_all_projects")
         row = clusters.get(ctx, ident)
         policy.authorize(ctx, "cluster:delete", row.as_dict())
-        conductor_api.ConductorAPI().cluster_delete(ctx, row.uuid)
-        return base.no_content()
+        record = conductor_api.ConductorAPI().cluster_delete(ctx, row.uuid)
+        return base.accepted_delete(record)

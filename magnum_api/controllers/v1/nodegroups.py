@@ -9,7 +9,7 @@ from magnum_api.schemas import patch as jsonpatch_schema
 from magnum_api.schemas import types
 from magnum_api.validation import nodegroup as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import conductor_api, exception, grammar, states, utils
+from magnum_common import conductor_api, exception, grammar, utils
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
@@ -55,7 +55,7 @@ class NodeGroupController(base.RestController):
 
     @base.operation("POST", "/v1/clusters/{cluster_ident}/nodegroups", "Create a node group",
                     TAG, min_version=microversion.NODEGROUPS, body=schema.NodeGroupPost,
-                    responses={202: base.Response("Accepted.", schema.ACCEPTED)},
+                    responses={202: base.accepted_response("Accepted.", schema.ACCEPTED)},
                     errors=(409, 503), policy=("nodegroup:create",))
     def post(self, cluster_ident, *remainder, **_):
         body = base.body()
@@ -102,22 +102,16 @@ class NodeGroupController(base.RestController):
         registry.get_driver_for_template(template).validate_labels(labels)
         Services(ctx).check_root_disk(values["flavor_id"],
                                       settings.boot_volume_size(cluster_labels))
-        if cluster.operation:
-            raise exception.OperationInProgress(cluster_name=cluster.name or cluster.uuid)
-        nodegroups.create(ctx, {**values, "status": states.CREATE_IN_PROGRESS,
-                                "node_addresses": []})
-        try:
-            conductor_api.ConductorAPI().nodegroup_create(ctx, cluster.uuid, values["uuid"])
-        except exception.OperationInProgress:
-            nodegroups.destroy(None, values["uuid"])
-            raise
-        return base.respond(schema.full(values, cluster_labels, base.base_url()), status=202)
+        record = conductor_api.ConductorAPI().nodegroup_create(ctx, cluster.uuid, values)
+        return base.accepted(schema.full(values, cluster_labels, base.base_url()), record)
 
     @base.operation("PATCH", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
                     "Update a node group", TAG, min_version=microversion.NODEGROUPS,
                     body=jsonpatch_schema.Patch,
                     description="Only min_node_count, max_node_count, node_labels and "
-                    "node_taints may change.", responses={202: FULL}, errors=(409, 503),
+                    "node_taints may change.",
+                    responses={202: base.accepted_response(FULL.description, FULL.schema)},
+                    errors=(409, 503),
                     policy=("nodegroup:update",))
     def patch(self, cluster_ident, ident, **_):
         ops = jsonpatch_schema.check_ops(base.body(), schema.INTERNAL, ())
@@ -143,14 +137,15 @@ class NodeGroupController(base.RestController):
         changes = {"min_node_count": min_count,
                    "max_node_count": patched.get("max_node_count"),
                    "node_labels": node_labels, "node_taints": node_taints}
-        conductor_api.ConductorAPI().nodegroup_update(ctx, cluster.uuid, row.uuid, changes)
+        record = conductor_api.ConductorAPI().nodegroup_update(ctx, cluster.uuid, row.uuid,
+                                                               changes)
         values = {**schema.row_values(row), **changes}
-        return base.respond(schema.full(values, cluster.labels, base.base_url()),
-                            status=202)
+        return base.accepted(schema.full(values, cluster.labels, base.base_url()), record)
 
     @base.operation("DELETE", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
                     "Delete a node group", TAG, min_version=microversion.NODEGROUPS,
-                    responses={204: base.Response("Deletion accepted.")}, errors=(409, 503),
+                    responses={204: base.accepted_response("Deletion accepted.")},
+                    errors=(409, 503),
                     policy=("nodegroup:delete",))
     def delete(self, cluster_ident, ident, **_):
         ctx = base.context()
@@ -159,5 +154,5 @@ class NodeGroupController(base.RestController):
         row = nodegroups.get_in_cluster(ctx, cluster.uuid, ident)
         if row.is_default:
             raise exception.DeletingDefaultNGNotSupported()
-        conductor_api.ConductorAPI().nodegroup_delete(ctx, cluster.uuid, row.uuid)
-        return base.no_content()
+        record = conductor_api.ConductorAPI().nodegroup_delete(ctx, cluster.uuid, row.uuid)
+        return base.accepted_delete(record)

@@ -19,7 +19,7 @@ from magnum_common.drivers import settings
 from magnum_conductor.conf import CONF
 from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
-from magnum_conductor.engine.operations import ANY_STATUS, Operation
+from magnum_conductor.engine.operations import ANY_STATUS, Operation, settle
 
 LOG = logging.getLogger(__name__)
 
@@ -210,6 +210,7 @@ def complete_delete(job: Job) -> None:
         cluster_certs.delete_for_cluster(context, cluster)
     with lifecycle.step(job, "rows_delete", operation=states.OP_DELETE):
         job.destroy()
+    settle(cluster.uuid, states.DELETE_COMPLETE, "The cluster is deleted.")
     LOG.info("Cluster %s deleted", cluster.uuid)
     notifications.emit(context, notifications.DELETE, notifications.SUCCESS, cluster, ngs)
 

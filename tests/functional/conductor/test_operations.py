@@ -143,12 +143,12 @@ def test_nodegroup_create_and_delete(conductor, standin):
     standin.control(create_seconds=0.3, delete_seconds=0.3)
     ctx, cluster = _create()
     _wait_status(cluster.uuid, states.CREATE_COMPLETE)
-    ng = nodegroups.create(None, {"name": "extra", "cluster_id": cluster.uuid,
-                                  "project_id": ctx.project_id, "node_count": 2,
-                                  "role": "worker", "is_default": False,
-                                  "status": states.CREATE_IN_PROGRESS})
+    values = {"uuid": str(uuid.uuid4()), "name": "extra", "cluster_id": cluster.uuid,
+              "project_id": ctx.project_id, "node_count": 2, "role": "worker",
+              "is_default": False}
     api = ConductorAPI()
-    api.nodegroup_create(ctx, cluster.uuid, ng.uuid)
+    api.nodegroup_create(ctx, cluster.uuid, values)
+    ng = nodegroups.get_by_uuid(None, values["uuid"])
     _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
     assert nodegroups.get_by_uuid(None, ng.uuid).status == states.CREATE_COMPLETE
     assert len(standin.state()["stacks"]) == 2

@@ -1,0 +1,158 @@
+"""The operation model at the API: every accepted request moves its target before the 202,
+names an operation record that exists, and the records are readable (an extension)."""
+
+from __future__ import annotations
+
+import pytest
+
+from magnum_api.controllers.base import OPERATION_HEADER
+from magnum_common import states
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
+from tests.functional.api import support
+from tests.functional.api.conftest import OTHER_PROJECT, headers
+from tests.functional.api.test_api_clusters import complete, create, template
+
+
+def _cluster(api, recorder):
+    uuid = create(api, template(api)).json["uuid"]
+    recorder.wait_for("cluster_create")
+    complete(uuid)
+    return uuid
+
+
+def _record(api, uuid, resp):
+    """The record the 202 names, as the API shows it."""
+    record = resp.headers[OPERATION_HEADER]
+    return api.get(f"/v1/clusters/{uuid}/operations/{record}", headers=headers()).json
+
+
+def _status(api, uuid):
+    return api.get(f"/v1/clusters/{uuid}", headers=headers()).json["status"]
+
+
+def _ng(api, uuid, name):
+    return api.get(f"/v1/clusters/{uuid}/nodegroups/{name}", headers=headers()).json
+
+
+def test_first_read_after_each_202_shows_the_new_status(api, recorder):
+    """terraform polls right after the 202: it must see the operation, not the old state."""
+    uuid = create(api, template(api)).json["uuid"]
+    assert _status(api, uuid) == states.CREATE_IN_PROGRESS
+    recorder.wait_for("cluster_create")
+    complete(uuid)
+    cases = [
+        ("cluster_update", lambda: api.patch_json(
+            f"/v1/clusters/{uuid}", [{"op": "replace", "path": "/node_count", "value": 0}],
+            headers=headers(), status=202), states.UPDATE_IN_PROGRESS,
+         ("default-worker", states.UPDATE_IN_PROGRESS, 0)),
+        ("cluster_resize", lambda: api.post_json(
+            f"/v1/clusters/{uuid}/actions/resize", {"node_count": 4}, headers=headers(),
+            status=202), states.UPDATE_IN_PROGRESS,
+         ("default-worker", states.UPDATE_IN_PROGRESS, 4)),
+        ("nodegroup_create", lambda: api.post_json(
+            f"/v1/clusters/{uuid}/nodegroups", {"name": "ng1"}, headers=headers(),
+            status=202), states.UPDATE_IN_PROGRESS, ("ng1", states.CREATE_IN_PROGRESS, 1)),
+        ("nodegroup_update", lambda: api.patch_json(
+            f"/v1/clusters/{uuid}/nodegroups/ng1",
+            [{"op": "replace", "path": "/max_node_count", "value": 3}], headers=headers(),
+            status=202), states.UPDATE_IN_PROGRESS, ("ng1", states.UPDATE_IN_PROGRESS, 1)),
+        ("nodegroup_delete", lambda: api.delete(
+            f"/v1/clusters/{uuid}/nodegroups/ng1", headers=headers(), status=204),
+         states.UPDATE_IN_PROGRESS, ("ng1", states.DELETE_IN_PROGRESS, 1)),
+        ("rotate_ca_certificate", lambda: api.patch_json(
+            f"/v1/certificates/{uuid}", None, headers=headers(), status=202),
+         states.UPDATE_IN_PROGRESS, None),
+        ("cluster_upgrade", lambda: api.post_json(
+            f"/v1/clusters/{uuid}/actions/upgrade",
+            {"cluster_template": clusters.get_by_uuid(None, uuid).cluster_template_id},
+            headers=headers(), status=202), states.UPDATE_IN_PROGRESS,
+         ("default-worker", states.UPDATE_IN_PROGRESS, None)),
+        ("cluster_delete", lambda: api.delete(f"/v1/clusters/{uuid}", headers=headers(),
+                                              status=204), states.DELETE_IN_PROGRESS,
+         ("default-master", states.DELETE_IN_PROGRESS, 1)),
+    ]
+    for kind, send, status, group in cases:
+        resp = send()
+        assert _status(api, uuid) == status, kind
+        if group is not None:
+            name, ng_status, count = group
+            ng = _ng(api, uuid, name)
+            assert ng["status"] == ng_status, kind
+            if count is not None:
+                assert ng["node_count"] == count, kind
+        record = _record(api, uuid, resp)
+        assert (record["kind"], record["state"]) == (kind, states.OPERATION_PENDING)
+        assert record["user_id"] == "user-a" and record["accepted_at"]
+        assert "context" not in record["arguments"]
+        recorder.wait_for(kind)
+        if kind == "nodegroup_create":
+            nodegroups.update(None, nodegroups.get_in_cluster(None, uuid, "ng1").uuid,
+                              {"status": states.CREATE_COMPLETE})
+        complete(uuid)
+
+
+def test_health_report_applies_at_once(api, recorder):
+    """The auto-healer's report needs no stack work: visible on the next read, the status
+    left alone, and a finished record."""
+    uuid = _cluster(api, recorder)
+    resp = api.patch_json(f"/v1/clusters/{uuid}", [
+        {"op": "replace", "path": "/health_status", "value": "UNHEALTHY"},
+        {"op": "replace", "path": "/health_status_reason", "value": "{'api': 'down'}"},
+    ], headers=headers(), status=202)
+    show = api.get(f"/v1/clusters/{uuid}", headers=headers()).json
+    assert (show["status"], show["health_status"], show["health_status_reason"]) == (
+        states.CREATE_COMPLETE, "UNHEALTHY", {"api": "down"})
+    record = _record(api, uuid, resp)
+    assert record["state"] == states.OPERATION_SUCCEEDED and record["finished_at"]
+    recorder.wait_for("cluster_create")
+    assert not [c for c in recorder.calls if c["method"] == "cluster_update"]
+
+
+def test_refused_request_changes_nothing_and_records_nothing(api, recorder):
+    uuid = _cluster(api, recorder)
+    clusters.update(None, uuid, {"status": states.DELETE_FAILED})
+    before = clusters.get_by_uuid(None, uuid)
+    resp = api.post_json(f"/v1/clusters/{uuid}/actions/resize", {"node_count": 3},
+                         headers=headers(), status=400)
+    assert OPERATION_HEADER not in resp.headers
+    after = clusters.get_by_uuid(None, uuid)
+    assert (after.status, after.updated_at, after.operation) == (
+        before.status, before.updated_at, None)
+    assert [r.kind for r in operations.list_in_cluster(None, uuid)] == [states.OP_CREATE]
+
+
+def test_history_newest_first_paginated_and_scoped(api, recorder):
+    uuid = _cluster(api, recorder)
+    for status in ("HEALTHY", "UNHEALTHY", "HEALTHY"):
+        api.patch_json(f"/v1/clusters/{uuid}", [
+            {"op": "replace", "path": "/health_status", "value": status}],
+            headers=headers(), status=202)
+    url = f"/v1/clusters/{uuid}/operations"
+    listed = api.get(url, headers=headers("reader")).json["operations"]
+    assert [r["kind"] for r in listed] == [states.OP_UPDATE] * 3 + [states.OP_CREATE]
+    assert [r["arguments"].get("health_status") for r in listed[:3]] == [
+        "HEALTHY", "UNHEALTHY", "HEALTHY"]
+    assert listed[0]["links"][0]["href"].endswith(f"{url}/{listed[0]['uuid']}")
+    page = api.get(url + "?limit=2", headers=headers()).json
+    assert [r["uuid"] for r in page["operations"]] == [r["uuid"] for r in listed[:2]]
+    assert "sort_dir=desc" in page["next"]
+    rest = api.get("/v1" + page["next"].split("/v1", 1)[1], headers=headers()).json
+    assert [r["uuid"] for r in rest["operations"]] == [r["uuid"] for r in listed[2:]]
+    oldest = api.get(url + "?sort_dir=asc&limit=1", headers=headers()).json["operations"]
+    assert oldest[0]["kind"] == states.OP_CREATE
+    assert "context" not in oldest[0]["arguments"] and oldest[0]["arguments"]["node_count"]
+    api.get(url, headers=headers(project=OTHER_PROJECT), status=404)
+    api.get(f"{url}/{listed[0]['uuid']}", headers=headers(project=OTHER_PROJECT),
+            status=404)
+    api.get(url, headers=headers("admin", project=OTHER_PROJECT), status=200)
+    api.get(f"{url}/{support.IMAGE_ID}", headers=headers(), status=404)
+    api.get(url + "?marker=" + support.IMAGE_ID, headers=headers(), status=404)
+
+
+@pytest.mark.parametrize("path", ["/operations", "/operations/x"])
+def test_history_needs_a_project_role(api, recorder, path):
+    uuid = _cluster(api, recorder)
+    roles = {**headers(), "X-Roles": "observer"}
+    api.get(f"/v1/clusters/{uuid}{path}", headers=roles, status=403)
