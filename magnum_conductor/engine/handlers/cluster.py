@@ -208,9 +208,10 @@ def complete_delete(job: Job) -> None:
             LOG.warning("Cluster %s: trustee or trust left behind in Keystone", cluster.uuid)
     with lifecycle.step(job, "certificates_delete", operation=states.OP_DELETE):
         cluster_certs.delete_for_cluster(context, cluster)
+    # the record first: a crash before the rows go leaves a cluster the sync deletes again
+    settle(cluster.uuid, states.DELETE_COMPLETE, "The cluster is deleted.")
     with lifecycle.step(job, "rows_delete", operation=states.OP_DELETE):
         job.destroy()
-    settle(cluster.uuid, states.DELETE_COMPLETE, "The cluster is deleted.")
     LOG.info("Cluster %s deleted", cluster.uuid)
     notifications.emit(context, notifications.DELETE, notifications.SUCCESS, cluster, ngs)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import support
 
-from magnum_common import states
+from magnum_common import crypto, states
 from magnum_common.conductor_api import ConductorAPI
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
@@ -35,6 +37,9 @@ def test_create_resize_delete(conductor, standin):
     [create] = operations.list_in_cluster(None, cluster.uuid)
     assert (create.kind, create.state) == (states.OP_CREATE, states.OPERATION_SUCCEEDED)
     assert create.accepted_at <= create.started_at <= create.finished_at
+    # the token the conductor acted with is in the record sealed, never in clear
+    assert create.arguments["credentials"].startswith(crypto.TOKEN_PREFIX)
+    assert ctx.auth_token not in json.dumps(create.arguments)
 
     worker = ngs["default-worker"]
     resize = api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid)
