@@ -71,8 +71,10 @@ def leaf_message(reason: str | None) -> str:
 
 
 def _culprit(failed: list[Any]) -> Any:
-    """The failed resource that is the cause, not a container of it: one without a nested
-    stack, else a real (non-Heat) OS:: type, else the one with the shortest chain left."""
+    """The failed resource that is the cause, not a container of it: a real (non-Heat)
+    OS:: type, one without a nested stack first (a real server), then one with (a
+    provider template standing in for a server, whose inner resources are no server);
+    else one without a nested stack; then the one with the shortest chain left."""
 
     def rank(resource: Any) -> tuple[int, int]:
         nested = any(link.get("rel") == "nested" for link in getattr(resource, "links", []))
@@ -80,7 +82,7 @@ def _culprit(failed: list[Any]) -> Any:
         real = kind.startswith("OS::") and not kind.startswith("OS::Heat::")
         chain = len(resource.resource_status_reason or "") - len(
             leaf_message(resource.resource_status_reason))
-        return (0 if not nested else 1 if real else 2, chain)
+        return ((0 if not nested else 1) if real else (2 if not nested else 3), chain)
 
     return min(failed, key=rank)
 

@@ -40,6 +40,8 @@ def test_the_culprit_is_the_server_not_its_containers():
                  nested=True),
         resource("kube-minion", "OS::Nova::Server",
                  "Error: resources.kube-minion.resources.impl: " + MESSAGE, nested=True),
+        # the local cloud's server is a provider template: its inner resource is no server
+        resource("impl", "LocalCloud::Fake::Resource", MESSAGE),
         resource("port", "OS::Neutron::Port", "state changed", status="CREATE_COMPLETE"),
     ]
     summary = status.failure_summary(Heat(resources), "s1")
