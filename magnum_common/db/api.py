@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
-from magnum_common.db import connections, models, scoping, sqlite
+from magnum_common.db import clock, connections, models, scoping, sqlite
 from magnum_common.utils import generate_uuid, is_uuid_like
 
 
@@ -392,3 +392,9 @@ class Repository(Generic[ModelT]):
 
 def now() -> datetime.datetime:
     return models.utcnow()
+
+
+def server_now() -> datetime.datetime:
+    """The database server's UTC time: what leases and heartbeats are measured by."""
+    with reader() as session:
+        return clock.server_now(session)

@@ -12,6 +12,7 @@ from sqlalchemy.engine import Row
 from magnum_common import exception
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api, models
+from magnum_common.db.clock import db_now
 
 _CLUSTER = models.Cluster.__table__
 _TEMPLATE = models.ClusterTemplate.__table__
@@ -137,28 +138,29 @@ class ClusterRepository(api.Repository[models.Cluster]):
 
     # --- conductor lease ---------------------------------------------------------------------
     def acquire_lock(self, uuid: str, owner: str, lease_seconds: int) -> bool:
-        """Take the cluster's lease if it is free, expired, or already ours."""
-        now = api.now()
+        """Take the cluster's lease if it is free, expired, or already ours.
+
+        Expiry is set and compared on the database server's clock, in the UPDATE itself
+        (``clock.db_now``): a conductor whose clock runs ahead cannot take a live lease.
+        """
         free = sa.or_(
             models.Cluster.lock_owner.is_(None),
             models.Cluster.lock_owner == owner,
             models.Cluster.lock_expires_at.is_(None),
-            models.Cluster.lock_expires_at < now,
+            models.Cluster.lock_expires_at < db_now(),
         )
         return self.compare_and_swap(
             None, uuid, {},
-            {"lock_owner": owner,
-             "lock_expires_at": now + datetime.timedelta(seconds=lease_seconds),
-             **_UNTOUCHED},
+            {"lock_owner": owner, "lock_expires_at": db_now(lease_seconds), **_UNTOUCHED},
             extra_where=[free],
         )
 
     def renew_lock(self, uuid: str, owner: str, lease_seconds: int) -> bool:
-        """Extend our lease; False means we lost it and must stop working on the cluster."""
+        """Extend our lease (server clock); False means we lost it and must stop working
+        on the cluster."""
         return self.compare_and_swap(
             None, uuid, {"lock_owner": owner},
-            {"lock_expires_at": api.now() + datetime.timedelta(seconds=lease_seconds),
-             **_UNTOUCHED},
+            {"lock_expires_at": db_now(lease_seconds), **_UNTOUCHED},
         )
 
     def release_lock(self, uuid: str, owner: str) -> bool:
@@ -196,14 +198,14 @@ class ClusterRepository(api.Repository[models.Cluster]):
 
     def pending_operations(self, older_than: datetime.datetime,
                            limit: int = 100) -> list[models.Cluster]:
-        """Clusters whose recorded operation nobody is working on (lost cast, dead conductor)."""
-        now = api.now()
+        """Clusters whose recorded operation nobody is working on (lost cast, dead conductor);
+        a lease counts as expired by the database server's clock."""
         query = (
             sa.select(models.Cluster)
             .where(models.Cluster.operation.is_not(None))
             .where(models.Cluster.operation_at < older_than)
             .where(sa.or_(models.Cluster.lock_owner.is_(None),
-                          models.Cluster.lock_expires_at < now))
+                          models.Cluster.lock_expires_at < db_now()))
             .order_by(models.Cluster.operation_at)
             .limit(limit)
         )

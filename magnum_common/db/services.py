@@ -10,6 +10,7 @@ from oslo_db import exception as db_exc
 from magnum_common import exception
 from magnum_common.config import CONF
 from magnum_common.db import api, models
+from magnum_common.db.clock import db_now
 
 
 class MagnumServiceRepository(api.Repository[models.MagnumService]):
@@ -27,8 +28,9 @@ class MagnumServiceRepository(api.Repository[models.MagnumService]):
             return session.scalars(query).first()
 
     def heartbeat(self, host: str, binary: str) -> models.MagnumService:
-        """Get-or-create the row and count one report; ``last_seen_up`` becomes now."""
-        now = api.now()
+        """Get-or-create the row and count one report; ``last_seen_up`` becomes now on the
+        database server's clock (the clock liveness is judged by)."""
+        now = db_now()
         with api.writer() as session:
             updated = session.execute(
                 sa.update(models.MagnumService)
@@ -57,13 +59,14 @@ class MagnumServiceRepository(api.Repository[models.MagnumService]):
 
 
 def is_up(service: models.MagnumService, now: datetime.datetime | None = None) -> bool:
-    """Up unless forced down or silent for longer than ``service_down_time``."""
+    """Up unless forced down or silent for longer than ``service_down_time``, measured on
+    the database server's clock (``now``: read once for many rows)."""
     if service.forced_down:
         return False
     last = service.last_seen_up or service.updated_at or service.created_at
     if last is None:
         return False
-    now = now or api.now()
+    now = now or api.server_now()
     return abs((now - last).total_seconds()) <= CONF.service_down_time
 
 

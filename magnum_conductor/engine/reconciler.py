@@ -36,7 +36,8 @@ class Reconciler:
 
     def run_once(self) -> list[str]:
         """Submit every orphaned operation; returns the cluster UUIDs submitted."""
-        older_than = db_api.now() - datetime.timedelta(seconds=CONF.conductor.pending_grace)
+        older_than = db_api.server_now() - datetime.timedelta(
+            seconds=CONF.conductor.pending_grace)
         submitted = []
         for row in clusters.pending_operations(older_than, limit=200):
             with self._mutex:

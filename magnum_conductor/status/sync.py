@@ -86,7 +86,7 @@ class SyncStats:
 
 
 def live_conductor_hosts() -> list[str]:
-    now = db_api.now()
+    now = db_api.server_now()
     return sorted({s.host for s in magnum_services.list_all()
                    if s.binary == BINARY and not s.disabled and is_up(s, now)})
 

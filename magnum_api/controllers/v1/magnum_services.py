@@ -5,6 +5,7 @@ from __future__ import annotations
 from magnum_api import policy
 from magnum_api.controllers import base
 from magnum_api.schemas import misc
+from magnum_common.db import api as db_api
 from magnum_common.db import services
 
 
@@ -17,5 +18,6 @@ class MagnumServicesController(base.RestController):
         ctx = base.context()
         policy.authorize(ctx, "magnum-service:get_all")
         rows = services.magnum_services.list_all()
-        return base.respond({"mservices": [misc.service_view(row, services.is_up(row))
+        now = db_api.server_now()  # heartbeats are written on the database's clock
+        return base.respond({"mservices": [misc.service_view(row, services.is_up(row, now))
                                            for row in rows]})

@@ -190,12 +190,15 @@ def cluster_status(uuid_: str) -> str | None:
 class ConductorProcess:
     """A real ``magnum-conductor`` process (stand-in driver registered) from a config file."""
 
-    def __init__(self, config: pathlib.Path, log: pathlib.Path) -> None:
+    def __init__(self, config: pathlib.Path, log: pathlib.Path,
+                 prefix: list[str] | None = None) -> None:
+        """``prefix``: a command the conductor runs through (``faketime -f +60s``)."""
         self.log = log
         env = dict(os.environ, PYTHONPATH=str(HERE.parents[2]))
         self._log_file = open(log, "w")
         self.proc = subprocess.Popen(
-            [sys.executable, str(HERE / "run_conductor.py"), "--config-file", str(config)],
+            [*(prefix or []), sys.executable, str(HERE / "run_conductor.py"),
+             "--config-file", str(config)],
             stdout=self._log_file, stderr=subprocess.STDOUT, env=env, start_new_session=True)
 
     def kill(self) -> None:

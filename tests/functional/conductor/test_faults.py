@@ -17,6 +17,8 @@ from magnum_common.conductor_api import ConductorAPI
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.operations import operations
+from magnum_common.db.services import magnum_services
+from magnum_conductor.conf import BINARY
 
 
 class Fleet:
@@ -29,11 +31,11 @@ class Fleet:
         self.transport_url = transport_url
         self.procs: dict[str, support.ConductorProcess] = {}
 
-    def start(self, host: str) -> support.ConductorProcess:
+    def start(self, host: str, prefix: list[str] | None = None) -> support.ConductorProcess:
         kwargs = {"transport_url": self.transport_url} if self.transport_url else {}
         config = support.write_config(self.tmp_path / f"{host}.conf", self.db_url,
                                       self.values, host, **kwargs)
-        proc = support.ConductorProcess(config, self.tmp_path / f"{host}.log")
+        proc = support.ConductorProcess(config, self.tmp_path / f"{host}.log", prefix)
         self.procs[host] = proc
         return proc
 
@@ -212,3 +214,73 @@ def test_db_connections_dropped_work_continues(fleet, standin, db_any):
     other = support.record_cluster(ctx, support.make_template(), name=f"x{uuid.uuid4().hex[:6]}")
     ConductorAPI().cluster_create(ctx, other.uuid)
     _complete(other.uuid, states.CREATE_COMPLETE)
+
+
+#: libfaketime preloaded directly: the faketime wrapper would leave the conductor outside
+#: the process group the fleet stops.
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"
+
+
+def _faketime(offset: int) -> list[str]:
+    """Run a conductor with its clock ``offset`` seconds off (libfaketime); its monotonic
+    clock stays true (else libfaketime makes timed waits hang; run_conductor.py routes
+    sleeps around its clock_nanosleep, which fails then)."""
+    return ["env", f"LD_PRELOAD={LIBFAKETIME}", f"FAKETIME={offset:+d}s",
+            "FAKETIME_DONT_FAKE_MONOTONIC=1"]
+
+
+def _reporting(host: str) -> None:
+    """Until the conductor's second heartbeat is in: the first comes before its RPC
+    server listens, the second after."""
+    support.wait_for(lambda: (row := magnum_services.get_by_host_and_binary(host, BINARY))
+                     and row.report_count >= 2, timeout=60, what=f"conductor {host} reporting")
+
+
+@pytest.mark.parametrize("db_any", ["mysql"], indirect=True)
+def test_conductor_60s_ahead_takes_no_live_lease(fleet, standin, db_any):
+    """Leases expire by the database server's clock: a conductor whose clock runs 60 s
+    ahead leaves a lease with 30 s to go alone, then takes the operation once it is free.
+    (SQLite is one host's file: its clock is that host's.)"""
+    fleet.start("ahead", prefix=_faketime(60))
+    _reporting("ahead")
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    assert clusters.acquire_lock(cluster.uuid, "live-holder", 40)
+    ConductorAPI().cluster_create(ctx, cluster.uuid)
+    # the cast waits lease_wait (2 s); the reconciler runs every second once pending_grace
+    # (3 s) has passed: by its clock the lease expired 20 s ago
+    time.sleep(10)
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert (row.lock_owner, row.operation, row.trust_id) == ("live-holder", "cluster_create",
+                                                             None)
+    clusters.release_lock(cluster.uuid, "live-holder")
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    assert len(standin.stacks_named(cluster.name)) == 1
+
+
+@pytest.mark.parametrize("db_any", ["postgresql"], indirect=True)
+def test_conductor_60s_behind_keeps_its_lease(fleet, standin, db_any):
+    """A conductor whose clock runs 60 s behind writes expiries that are still in the
+    future on the server's clock: a second conductor never takes its live lease."""
+    fleet.values = {**fleet.values, "heat_client": {"timeout": 30}}
+    fleet.start("behind", prefix=_faketime(-60))
+    # c2 listens on a topic of its own: the create is cast to the conductor behind, while
+    # c2's reconciler and sync look at the same rows
+    fleet.values = {**fleet.values, "conductor": {**fleet.values["conductor"],
+                                                  "topic": f"{uuid.uuid4().hex}-c2"}}
+    fleet.start("c2")
+    _reporting("behind")
+    _reporting("c2")
+    standin.control(hang_count=1, hang_seconds=12)  # the stack create takes a while
+    ctx, cluster = _created(fleet, standin)
+    support.wait_for(lambda: fleet.holder(cluster.uuid) == "behind"
+                     and clusters.get_by_uuid(None, cluster.uuid).trust_id,
+                     what="the create under way on the conductor behind")
+    owners = set()
+    deadline = time.monotonic() + 8  # lease 4 s: two lease lengths, renewals included
+    while time.monotonic() < deadline:
+        owners.add(fleet.holder(cluster.uuid))
+        time.sleep(0.2)
+    assert "c2" not in owners and "behind" in owners, owners
+    _complete(cluster.uuid, states.CREATE_COMPLETE, timeout=90)
+    assert len(standin.stacks_named(cluster.name)) == 1

@@ -57,3 +57,22 @@ def test_expired_lease_is_taken_over_and_old_holder_stops(db_any):
             raise AssertionError("a lost lease must refuse further work")
         stale.release()
         assert clusters.get_by_uuid(None, uuid).lock_owner == "b"
+
+
+def test_expiry_is_the_database_servers_clock(db_any, monkeypatch):
+    """A host clock 60 s ahead changes nothing: the lease is set and compared by the
+    server (SQLite: the embedded engine's clock, which is this host's)."""
+    import datetime
+
+    from magnum_common.db import api, models
+
+    uuid = _cluster()
+    before = api.server_now()
+    assert clusters.acquire_lock(uuid, "a", 40)
+    expires = clusters.get_by_uuid(None, uuid).lock_expires_at
+    assert datetime.timedelta(seconds=38) < expires - before < datetime.timedelta(seconds=43)
+    ahead = models.utcnow() + datetime.timedelta(seconds=60)
+    monkeypatch.setattr(models, "utcnow", lambda: ahead)
+    assert not clusters.acquire_lock(uuid, "b", 40)
+    assert clusters.renew_lock(uuid, "a", 40)
+    assert clusters.get_by_uuid(None, uuid).lock_owner == "a"
