@@ -21,15 +21,6 @@ MAGNUM_CONDUCTOR = pathlib.Path(sys.executable).parent / "magnum-conductor"
 #: What no clean start prints (oslo.log levels, Python warnings, tracebacks).
 NOISE = ("WARNING", "ERROR", "CRITICAL", "Traceback", "Warning:")
 OPERATOR_OPTIONS = """
-[keystone_authtoken]
-www_authenticate_uri = http://127.0.0.1:5000/v3
-auth_url = http://127.0.0.1:5000/v3
-username = magnum
-password = secret
-project_name = service
-user_domain_name = Default
-project_domain_name = Default
-
 [keystone_auth]
 auth_type = password
 auth_url = http://127.0.0.1:5000/v3
