@@ -203,6 +203,12 @@ class Driver(abc.ABC):
         when ``as_service`` (no cluster of the project has a usable trust).
         """
 
+    def stacks_gone(self, res: ClusterResources, stack_ids: Sequence[str]) -> bool:
+        """Whether every stack of ``stack_ids`` is confirmed gone by a lookup of its own
+        (Heat: ``stacks.get`` answers 404 or DELETE_COMPLETE). A stack merely missing from
+        a list is no proof: rows and credentials are destroyed only after this."""
+        return not self.stack_states(res.session(), list(stack_ids), as_service=True).states
+
     @abc.abstractmethod
     def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
                      nodegroups: list[Any], stack_id: str) -> StackOutputs:

@@ -268,6 +268,13 @@ class StatusSync:
             return False  # a handler started something since we looked
         ngs = job.nodegroups()
         groups = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in ngs]
+        unlisted = sorted({ng.stack_id for group, ng in zip(groups, ngs, strict=True)
+                           if group.status == states.DELETE_COMPLETE and ng.stack_id
+                           and ng.stack_id not in stacks})
+        if unlisted and not job.driver.stacks_gone(job.resources, unlisted):
+            LOG.warning("Cluster %s: stacks %s missing from Heat's list still exist; not "
+                        "taken as deleted", job.uuid, unlisted)
+            return False
         if deleted(groups):
             lifecycle.stack_verdict(job, states.DELETE_COMPLETE)
             complete_delete(job)

@@ -34,7 +34,8 @@ def reset() -> None:
             control={"create_seconds": 2.0, "update_seconds": 2.0, "delete_seconds": 1.0,
                      "fail_5xx": 0, "fail_5xx_after": 0, "hang_seconds": 0.0,
                      "hang_count": 0,
-                     "fail_stacks": {}, "health": {}, "hang_after": None},
+                     "fail_stacks": {}, "health": {}, "hang_after": None,
+                     "unlisted": []},
         )
 
 
@@ -403,8 +404,9 @@ class Handler(BaseHTTPRequestHandler):
             ids = set(query.get("id", []))
             names = set(query.get("name", []))
             with LOCK:
+                unlisted = set(STATE["control"]["unlisted"])  # a list that misses stacks
                 found = [s.body() for s in STATE["stacks"].values()
-                         if s.tenant == tenant and not s.gone
+                         if s.tenant == tenant and not s.gone and s.id not in unlisted
                          and (not ids or s.id in ids) and (not names or s.name in names)]
             return self._send(200, {"stacks": found})
         if rest == ["stacks"] and method == "POST":

@@ -282,3 +282,21 @@ def test_complete_is_never_written_without_the_outputs(conductor_options, db, st
     sync.run_once()
     row = clusters.get_by_uuid(None, cluster.uuid)
     assert row.status == states.CREATE_COMPLETE and row.api_address
+
+
+def test_stack_missing_from_the_list_is_not_taken_as_deleted(conductor, standin):
+    """Heat's list leaves a stack out that still exists (it is deleting): the row, the
+    trust and the certificates stay until ``stacks.get`` confirms the stack is gone."""
+    standin.control(create_seconds=0.3)
+    ctx, cluster = _create()
+    row = _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    standin.control(delete_seconds=6, unlisted=[row.stack_id])
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: clusters.get_by_uuid(None, cluster.uuid).operation is None,
+                     what="delete sent to Heat")
+    time.sleep(3)  # three sync rounds with the stack missing from every list
+    assert clusters.get_by_uuid(None, cluster.uuid).status == states.DELETE_IN_PROGRESS
+    assert len(standin.state()["trusts"]) == 1
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=30,
+                     what="cluster destroyed once the stack is gone")
+    assert standin.state()["trusts"] == []
