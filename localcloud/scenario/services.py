@@ -130,6 +130,9 @@ class MagnumServices:
     tier: str = field(default_factory=paths.cloud_tier)
     processes: list[procs.Proc] = field(default_factory=list)
     vhost: str | None = None
+    #: Options of this run that win over the local cloud's fragment (group -> name -> value),
+    #: written to ``overrides.conf``, the last ``--config-file`` of every service.
+    overrides: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -159,6 +162,8 @@ class MagnumServices:
         files = [str(self.config), str(paths.magnum_fragment())]
         if conductor is not None:
             files.append(str(self.run_dir / f"conductor-{conductor}.conf"))
+        if self.overrides:
+            files.append(str(self.run_dir / "overrides.conf"))
         return [arg for f in files for arg in ("--config-file", f)]
 
     @property
@@ -209,6 +214,10 @@ encryption_key = {encryption_key()}
         for index in range(1, CONDUCTORS + 1):
             (self.run_dir / f"conductor-{index}.conf").write_text(
                 f"[DEFAULT]\nhost = {self.conductor_host(index)}\n\n[conductor]\nworkers = 1\n")
+        if self.overrides:
+            (self.run_dir / "overrides.conf").write_text("".join(
+                f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items()) + "\n"
+                for group, values in self.overrides.items()))
         return self.config
 
     # --- database and broker ---------------------------------------------------------

@@ -50,10 +50,11 @@ def _tails(svc: services.MagnumServices, lines: int = 40) -> str:
 
 @pytest.fixture(scope="session")
 def start_magnum(cloud):
-    """``with start_magnum(backend) as svc:`` - our services on a fresh database."""
+    """``with start_magnum(backend, overrides) as svc:`` - our services on a fresh database,
+    ``overrides`` (group -> option -> value) winning over the local cloud's options."""
 
     @contextmanager
-    def start(backend: str):
+    def start(backend: str, overrides: dict[str, dict[str, str]] | None = None):
         kept = services.kept_run()
         if kept is not None:
             pytest.fail(f"a `main-job --keep` run holds port {paths.API_PORT} "
@@ -63,7 +64,8 @@ def start_magnum(cloud):
         lock.acquire()
         name = f"e2e_{backend}_{WORKER}"
         svc = services.MagnumServices(run_dir=services.new_run_dir(name.replace("_", "-")),
-                                      backend=backend, name=name)
+                                      backend=backend, name=name,
+                                      overrides=overrides or {})
         try:
             svc.prepare()
             svc.start()
