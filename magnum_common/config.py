@@ -118,6 +118,19 @@ crypto_opts = [
     ),
 ]
 
+#: ``[trust]`` as the API and the drivers read it (the conductor adds the trustee options).
+trust_opts = [
+    cfg.BoolOpt(
+        "cluster_user_trust", default=False,
+        help="Give the cluster's nodes the trustee's password and the trust, letting them "
+        "call OpenStack APIs as the cluster owner (the cloud provider, Cinder CSI, the "
+        "autoscaler, the Octavia ingress controller and magnum-auto-healer need it; the API "
+        "refuses them when this is false). When false, nodes hold no OpenStack credential: "
+        "they obtain their certificates with a node token that only this cluster's "
+        "certificate routes accept.",
+    ),
+]
+
 _GROUPS: list[tuple[str | None, list[cfg.Opt]]] = [
     (None, path_opts + service_opts + password_opts + service_down_opts),
     ("cinder", cinder_opts),
@@ -125,6 +138,7 @@ _GROUPS: list[tuple[str | None, list[cfg.Opt]]] = [
     ("crypto", crypto_opts),
     ("database", sqlite_opts),
     ("drivers", driver_opts),
+    ("trust", trust_opts),
 ]
 
 for _group, _opts in _GROUPS:

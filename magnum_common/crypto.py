@@ -22,6 +22,9 @@ value.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 from typing import Any
 
@@ -80,6 +83,29 @@ def reencrypt(token: str) -> str:
         return _fernet().rotate(token.encode("ascii")).decode("ascii")
     except (InvalidToken, UnicodeEncodeError) as exc:
         raise exception.DecryptionFailed() from exc
+
+
+def _node_token(key: str, cluster_uuid: str) -> str:
+    # A key of its own per purpose: the Fernet key itself never signs anything else.
+    raw = base64.urlsafe_b64decode(key.strip().encode("ascii"))
+    derived = hashlib.sha256(b"magnum node token key\0" + raw).digest()
+    return hmac.new(derived, cluster_uuid.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def node_token(cluster_uuid: str) -> str:
+    """The node token of a cluster: what its nodes present to the certificate routes when
+    they hold no trust (``[trust] cluster_user_trust = false``). Derived (HMAC-SHA256) from
+    the current key, so nothing is stored; it is worth nothing outside those routes."""
+    _fernet()  # the same ConfigInvalid as every other use when the key is unset
+    return _node_token(CONF.crypto.encryption_key, cluster_uuid)
+
+
+def check_node_token(cluster_uuid: str, token: str) -> bool:
+    """Whether ``token`` is the cluster's node token under the current or a previous key
+    (nodes booted before a key rotation keep working until the old key is retired)."""
+    _fernet()
+    keys = [CONF.crypto.encryption_key, *CONF.crypto.previous_encryption_keys]
+    return any(hmac.compare_digest(_node_token(key, cluster_uuid), token) for key in keys)
 
 
 def seal(value: Any) -> str:

@@ -194,13 +194,9 @@ trustee_domain_opts = [
                help="Password of the trustee domain admin."),
 ]
 
-#: ... and the trusts made for clusters (identity/trust.py).
+#: ... and the trusts made for clusters (identity/trust.py; ``cluster_user_trust`` is
+#: magnum_common's, the API reads it too).
 trust_opts = [
-    cfg.BoolOpt(
-        "cluster_user_trust", default=False,
-        help="Pass the trust id to the cluster's nodes, letting them call OpenStack APIs as "
-        "the cluster owner (needed by in-cluster cloud providers).",
-    ),
     cfg.ListOpt(
         "roles", default=[],
         help="Roles delegated by the trust; empty means the requesting user's roles.",

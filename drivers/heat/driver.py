@@ -68,6 +68,7 @@ class KubernetesHeatDriver(Driver):
     # --- validation --------------------------------------------------------------------
     def validate_labels(self, labels: dict[str, str]) -> None:
         label_table.validate(labels)
+        label_table.check_trust(labels)
 
     # --- cluster -----------------------------------------------------------------------
     def _render_cluster(self, cluster: Any, template: Any,

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 
 from magnum_common import exception, grammar
+from magnum_common.config import CONF
 
 # Kinds of label values: each is a grammar of magnum_common.grammar (the doc extension shows
 # the kind's description).
@@ -272,6 +273,33 @@ def validate(labels: Mapping[str, str] | None) -> None:
         if reason:
             raise exception.InvalidParameterValue(
                 err=f"Invalid value {value!r} for label {name}: {reason}.")
+
+
+#: Features that call OpenStack from inside the cluster with the trustee's credentials and
+#: the trust (boolean labels; plus the Octavia ingress controller and magnum-auto-healer).
+NEEDS_TRUST = ("cloud_provider_enabled", "cinder_csi_enabled", "auto_scaling_enabled")
+
+
+def trust_features(labels: Mapping[str, str] | None) -> list[str]:
+    """The features ``labels`` turn on that need the trust on the nodes."""
+    labels = labels or {}
+    found = [f"{name}=true" for name in NEEDS_TRUST if parse_bool(labels.get(name))]
+    if str(labels.get("ingress_controller", "")).lower() == "octavia":
+        found.append("ingress_controller=octavia")
+    if parse_bool(labels.get("auto_healing_enabled")) and str(
+            labels.get("auto_healing_controller", "")).lower() == "magnum-auto-healer":
+        found.append("auto_healing_controller=magnum-auto-healer")
+    return found
+
+
+def check_trust(labels: Mapping[str, str] | None) -> None:
+    """Refuse the features that need the trust on the nodes when the deployment gives the
+    nodes none (``[trust] cluster_user_trust = false``): InvalidParameterValue (400)."""
+    found = [] if CONF.trust.cluster_user_trust else trust_features(labels)
+    if found:
+        raise exception.InvalidParameterValue(
+            err=f"Label {found[0]} needs the cluster's nodes to hold the trust, which this "
+            "deployment does not give them ([trust] cluster_user_trust = false).")
 
 
 def resolve(*layers: Mapping[str, str] | None) -> dict[str, str]:

@@ -24,9 +24,9 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from drivers.heat import labels as label_table
 from drivers.heat.conf import CONF
 from drivers.heat.profile import OsProfile
-from magnum_common import exception, grammar
+from magnum_common import crypto, exception, grammar
 from magnum_common.drivers import settings
-from magnum_common.drivers.base import ClusterResources
+from magnum_common.drivers.base import ClusterResources, TrusteeCredentials
 
 #: The API server's TLS port: every node component (kubelet, kube-proxy, add-ons) uses it.
 API_TLS_PORT = 6443
@@ -268,11 +268,16 @@ def _exported_labels(labels: dict[str, str]) -> dict[str, str]:
             if name in label_table.NODE_ENV}
 
 
+#: What nodes get of the trustee with ``[trust] cluster_user_trust = false``: nothing.
+_NO_TRUSTEE = TrusteeCredentials(user_id=None, username=None, password=None, domain_id=None,
+                                 trust_id=None)
+
+
 def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
              nodegroups: list[Any], nodegroup: Any, labels: dict[str, str]) -> dict[str, str]:
     """The settings one node group's nodes boot with (keys upper-case): the labels of
     :data:`labels.NODE_ENV` and what the driver derives; nothing else a tenant sent."""
-    trustee = res.trustee()
+    trustee = res.trustee() if CONF.trust.cluster_user_trust else _NO_TRUSTEE
     cluster_lbls = cluster_labels(cluster, template)
     is_master = settings.is_master(nodegroup)
     env = _exported_labels(labels)
@@ -298,6 +303,9 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "TRUSTEE_USER_ID": trustee.user_id or "",
         "TRUSTEE_PASSWORD": trustee.password or "",
         "TRUST_ID": trustee.trust_id or "",
+        # Without the trust, the nodes' only credential: it opens this cluster's certificate
+        # routes and nothing else (magnum_common.crypto.node_token).
+        "NODE_TOKEN": "" if CONF.trust.cluster_user_trust else crypto.node_token(cluster.uuid),
         "CONTAINERD_SOURCE": profile.containerd_source,
         "LOGIN_USER": profile.login_user,
         "SELINUX_MANAGED": str(profile.selinux).lower(),

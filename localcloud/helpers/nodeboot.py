@@ -4,7 +4,8 @@ A real node's Ignition or cloud-init writes ``/etc/magnum/bootstrap.env`` (base6
 data: the node's settings and the cluster trustee's credentials, shell-quoted ``KEY=value``
 lines) and ``/etc/magnum/runtime.env`` (``KEY=value`` lines Heat filled in: the node's name
 and addresses, the API addresses); its bootstrap then logs in as the trustee with the
-cluster's trust and has Magnum sign its certificates (``drivers/common/fragments``). The node
+cluster's trust (or, with ``[trust] cluster_user_trust = false``, presents the cluster's node
+token) and has Magnum sign its certificates (``drivers/common/fragments``). The node
 simulator does the same here with :func:`read_node` and :func:`api_certificate`.
 
 Runs in the cloud's virtualenv (``cryptography`` and ``PyYAML`` come with its services).
@@ -164,9 +165,17 @@ def trustee_token(node):
     return token
 
 
-def _magnum(node, token, method, path, body=None):
+def magnum_auth(node):
+    """The header that opens Magnum's certificate routes to this node (lib.sh magnum_auth):
+    the cluster's node token when the node holds no trust, else the trustee's token."""
+    if node.get("NODE_TOKEN"):
+        return {"X-Magnum-Node-Token": node.get("NODE_TOKEN")}
+    return {"X-Auth-Token": trustee_token(node)}
+
+
+def _magnum(node, auth, method, path, body=None):
     return _call(method, node.get("MAGNUM_URL").rstrip("/") + path, body, {
-        "X-Auth-Token": token, "OpenStack-API-Version": "container-infra latest"})[1]
+        **auth, "OpenStack-API-Version": "container-infra latest"})[1]
 
 
 def _csr(node, key):
@@ -194,10 +203,10 @@ def api_certificate(node):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    token = trustee_token(node)
-    ca = _magnum(node, token, "GET", "/certificates/" + node.cluster).get("pem")
+    auth = magnum_auth(node)
+    ca = _magnum(node, auth, "GET", "/certificates/" + node.cluster).get("pem")
     key = ec.generate_private_key(ec.SECP256R1())
-    signed = _magnum(node, token, "POST", "/certificates",
+    signed = _magnum(node, auth, "POST", "/certificates",
                      {"cluster_uuid": node.cluster, "csr": _csr(node, key)}).get("pem")
     if not (ca and signed and "BEGIN CERTIFICATE" in ca and "BEGIN CERTIFICATE" in signed):
         raise BootError("Magnum answered without certificates")

@@ -56,7 +56,8 @@ RESIGNAL_AFTER = 10.0
 CERT_RETRY = 30.0
 GC_EVERY = 10.0
 #: Settings never written to nodesim-nodes.json (the node's credentials).
-SECRET_KEYS = ("TRUSTEE_PASSWORD", "KUBE_SA_PRIVATE_KEY", "CA_PRIVATE_KEY", "WAIT_TOKEN")
+SECRET_KEYS = ("TRUSTEE_PASSWORD", "NODE_TOKEN", "KUBE_SA_PRIVATE_KEY", "CA_PRIVATE_KEY",
+               "WAIT_TOKEN")
 
 
 def log(msg):

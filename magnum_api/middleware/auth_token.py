@@ -1,4 +1,5 @@
-"""keystonemiddleware's auth_token, skipping token validation for the public routes."""
+"""keystonemiddleware's auth_token, skipping token validation for the public routes and for
+node-token requests to the node routes (checked by the certificates controller)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ _IDENTITY_HEADERS = ("HTTP_X_USER", "HTTP_X_PROJECT", "HTTP_X_TENANT", "HTTP_X_D
                      "HTTP_X_IS_ADMIN_PROJECT", "HTTP_X_SYSTEM_SCOPE", "HTTP_X_TRUST")
 
 
+#: Where a node holding no trust authenticates with its cluster's node token instead of a
+#: Keystone token (``[trust] cluster_user_trust = false``): the CA and CSR signing, nothing
+#: else. The certificates controller checks the token against the cluster.
+NODE_TOKEN_HEADER = "X-Magnum-Node-Token"
+_NODE_ROUTES = (("GET", re.compile(r"^/v1/certificates/[^/]+/?$")),
+                ("POST", re.compile(r"^/v1/certificates/?$")))
+
+
+def is_node_request(env: dict) -> bool:
+    """A node-token request to a node route, carrying no Keystone token."""
+    if "HTTP_X_MAGNUM_NODE_TOKEN" not in env or "HTTP_X_AUTH_TOKEN" in env:
+        return False
+    method, path = env.get("REQUEST_METHOD"), env.get("PATH_INFO", "")
+    return any(method == m and r.match(path) for m, r in _NODE_ROUTES)
+
+
 def route_patterns(routes: tuple[str, ...]) -> list[re.Pattern]:
     """A route matches itself with or without a ``.json`` suffix (upstream's rule)."""
     return [re.compile(rf"^{re.escape(route)}(\.json)?$") for route in routes]
@@ -35,7 +52,7 @@ class AuthTokenMiddleware(auth_token.AuthProtocol):
 
     def __call__(self, env, start_response):
         env["is_public_api"] = is_public(env.get("PATH_INFO", "/"), self.public_api_routes)
-        if env["is_public_api"]:
+        if env["is_public_api"] or is_node_request(env):
             for key in [k for k in env if k.startswith(_IDENTITY_HEADERS)]:
                 del env[key]
             return self._app(env, start_response)

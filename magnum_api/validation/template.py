@@ -53,6 +53,15 @@ def check_volume_driver(coe: str, driver: str | None) -> None:
         raise exception.InvalidParameterValue(
             err=f"Volume driver type {driver} is not supported, expecting a "
             f"{'/'.join(supported)}/unspecified volume driver.")
+    check_trusted_volume_driver(driver)
+
+
+def check_trusted_volume_driver(driver: str | None) -> None:
+    """Cinder volumes are attached by the cloud provider, which acts with the trust."""
+    if driver == "cinder" and not CONF.trust.cluster_user_trust:
+        raise exception.InvalidParameterValue(
+            err="volume_driver cinder needs the cluster's nodes to hold the trust, which "
+            "this deployment does not give them ([trust] cluster_user_trust = false).")
 
 
 def check_docker_volume(storage_driver: str | None, size: int | None) -> None:

@@ -131,23 +131,35 @@ trustee_token() {
         "$AUTH_URL/auth/tokens" | awk 'tolower($1) == "x-subject-token:" {print $2}' | tr -d '\r'
 }
 
+# magnum_auth: the header that authenticates this node to Magnum's certificate routes: the
+# trustee's token when the node holds the trust, else the cluster's node token.
+magnum_auth() {
+    local token
+    if [[ -n "${NODE_TOKEN:-}" ]]; then
+        echo "X-Magnum-Node-Token: $NODE_TOKEN"
+        return
+    fi
+    token=$(trustee_token) || return 1
+    echo "X-Auth-Token: $token"
+}
+
 # magnum_ca <file>: the cluster CA certificate from Magnum.
 magnum_ca() {
-    local token
-    token=$(trustee_token) || return 1
+    local auth
+    auth=$(magnum_auth) || return 1
     # shellcheck disable=SC2046
-    curl --silent --show-error --fail $(curl_ca_args) -H "X-Auth-Token: $token" \
+    curl --silent --show-error --fail $(curl_ca_args) -H "$auth" \
         -H "OpenStack-API-Version: container-infra latest" \
         "$MAGNUM_URL/certificates/$CLUSTER_UUID" | jq -r .pem > "$1"
 }
 
 # sign_csr <csr file> <certificate file>: have Magnum sign a CSR with the cluster CA.
 sign_csr() {
-    local token body
-    token=$(trustee_token) || return 1
+    local auth body
+    auth=$(magnum_auth) || return 1
     body=$(jq -n --arg uuid "$CLUSTER_UUID" --rawfile csr "$1" '{cluster_uuid: $uuid, csr: $csr}')
     # shellcheck disable=SC2046
-    curl --silent --show-error --fail $(curl_ca_args) -X POST -H "X-Auth-Token: $token" \
+    curl --silent --show-error --fail $(curl_ca_args) -X POST -H "$auth" \
         -H "Content-Type: application/json" -H "OpenStack-API-Version: container-infra latest" \
         -d "$body" "$MAGNUM_URL/certificates" | jq -r .pem > "$2"
 }

@@ -187,6 +187,7 @@ class ClustersController(base.RestController):
         types.check_stored("labels", cluster["labels"])
         grammar.check(grammar.CLUSTER, cluster)  # what the template gave too
         driver.validate_labels(cluster["labels"])
+        rules.check_trusted_volume_driver(template.volume_driver)
         services = Services(ctx)
         size = settings.boot_volume_size(cluster["labels"])
         for key in ("flavor_id", "master_flavor_id"):

@@ -289,3 +289,37 @@ def test_clusters_views_on_every_backend(api_any, recorder):
     assert api_any.get(f"/v1/clusters/{uuid}/nodegroups", headers=headers()).json[
         "nodegroups"][0]["role"] == "master"
     assert clusters.stats(None, PROJECT) == (1, 3)
+
+
+def test_a_node_token_opens_its_own_clusters_certificate_routes_only(api, cluster, recorder):
+    """Nodes without the trust ([trust] cluster_user_trust = false) present their cluster's
+    node token instead of any identity; it fits no other cluster and no other route."""
+    from magnum_common import crypto
+
+    other = create(api, template(api), name="c2").json["uuid"]
+    node = {"X-Magnum-Node-Token": crypto.node_token(cluster),
+            "OpenStack-API-Version": "container-infra latest"}
+    resp = api.get(f"/v1/certificates/{cluster}", headers=node).json
+    assert resp["pem"] == support.CA_PEM
+    resp = api.post_json("/v1/certificates", {"cluster_uuid": cluster, "csr": make_csr()},
+                         headers=node, status=201).json
+    assert resp["pem"] == support.SIGNED_PEM
+    api.get(f"/v1/certificates/{other}", headers=node, status=403)
+    api.post_json("/v1/certificates", {"cluster_uuid": other, "csr": make_csr()},
+                  headers=node, status=403)
+    wrong = {**node, "X-Magnum-Node-Token": crypto.node_token(cluster)[:-1] + "0"}
+    api.get(f"/v1/certificates/{cluster}", headers=wrong, status=403)
+    api.patch(f"/v1/certificates/{cluster}", b"", headers={
+        **node, "Content-Type": "application/octet-stream"}, status=403)
+
+
+def test_cinder_volumes_need_the_nodes_trust(api):
+    from oslo_config import cfg
+
+    cfg.CONF.set_override("cluster_user_trust", False, "trust")
+    body = {"coe": "kubernetes", "image_id": support.IMAGE_ID, "flavor_id": "m1.small",
+            "external_network_id": "public", "volume_driver": "cinder"}
+    resp = api.post_json("/v1/clustertemplates", body, headers=headers(), status=400)
+    assert "[trust] cluster_user_trust = false" in resp.json["errors"][0]["detail"]
+    cfg.CONF.set_override("cluster_user_trust", True, "trust")
+    api.post_json("/v1/clustertemplates", body, headers=headers(), status=201)

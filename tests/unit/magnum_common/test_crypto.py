@@ -92,3 +92,17 @@ def test_options_are_listed_and_the_key_is_secret():
     by_name = {opt.name: opt for opt in by_group["crypto"]}
     assert by_name["encryption_key"].secret
     assert by_name["previous_encryption_keys"].secret
+
+
+def test_the_node_token_is_per_cluster_and_survives_a_key_rotation(key):
+    token = crypto.node_token("c-1")
+    assert len(token) == 64 and token == crypto.node_token("c-1")
+    assert token != crypto.node_token("c-2") and key not in token
+    assert crypto.check_node_token("c-1", token)
+    assert not crypto.check_node_token("c-2", token)
+    assert not crypto.check_node_token("c-1", token[:-1] + "x")
+    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
+    assert not crypto.check_node_token("c-1", token)  # the old key retired
+    CONF.set_override("previous_encryption_keys", [key], "crypto")
+    assert crypto.check_node_token("c-1", token)  # still listed: old nodes keep working
+    assert crypto.node_token("c-1") != token  # new nodes get the current key's

@@ -9,7 +9,8 @@ import pytest
 from drivers.heat import parameters
 from drivers.k8s_fedora_coreos_v1.driver import Driver as FcosDriver
 from drivers.k8s_ubuntu_v1.driver import Driver as UbuntuDriver
-from magnum_common import exception
+from magnum_common import crypto, exception
+from magnum_common.config import CONF
 from tests.unit.drivers import support
 
 PROFILE = FcosDriver.profile
@@ -63,6 +64,39 @@ def test_bootstrap_env_carries_the_settings_verbatim():
     assert worker["NODEGROUP_NAME"] == "default-worker"
     assert master["AUTOSCALER_NODES"] == "0:3:default-worker"  # count 2, one more
     assert master["SSH_PUBLIC_KEY"].startswith("ssh-rsa")
+
+
+def test_without_cluster_user_trust_nodes_get_a_node_token_and_no_trustee_credential():
+    CONF.set_override("cluster_user_trust", False, "trust")
+    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
+    res, ct, cl, ngs = _build()
+    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    for blob in (p["master_bootstrap_env"], p["worker_bootstrap_env"]):
+        env = parameters.decode_env(blob)
+        assert (env["TRUSTEE_USER_ID"], env["TRUSTEE_PASSWORD"], env["TRUST_ID"]) == ("", "", "")
+        assert crypto.check_node_token(cl.uuid, env["NODE_TOKEN"])
+        assert env["CLOUD_PROVIDER_ENABLED"] == "false"
+    assert "s3cr'et" not in repr(p)
+    CONF.set_override("cluster_user_trust", True, "trust")
+    env = parameters.decode_env(parameters.cluster_parameters(
+        res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+    assert env["NODE_TOKEN"] == "" and env["TRUST_ID"] == "trust-1"
+
+
+@pytest.mark.parametrize("labels", [
+    {"cloud_provider_enabled": "true"}, {"cinder_csi_enabled": "True"},
+    {"auto_scaling_enabled": "true"}, {"ingress_controller": "octavia"},
+    {"auto_healing_enabled": "true", "auto_healing_controller": "magnum-auto-healer"}])
+def test_features_needing_the_trust_are_refused_without_it(labels):
+    driver = FcosDriver()
+    CONF.set_override("cluster_user_trust", False, "trust")
+    with pytest.raises(exception.InvalidParameterValue,
+                       match=r"\[trust\] cluster_user_trust = false"):
+        driver.validate_labels(labels)
+    driver.validate_labels({"auto_healing_enabled": "true", "cloud_provider_enabled": "false",
+                            "ingress_controller": "nginx"})
+    CONF.set_override("cluster_user_trust", True, "trust")
+    driver.validate_labels(labels)
 
 
 def test_tls_disabled_calico_and_proxies():
