@@ -1,4 +1,5 @@
-"""``magnum-db-manage``: create and migrate the schema (Alembic) and purge old rows."""
+"""``magnum-db-manage``: create and migrate the schema (Alembic), purge old rows, and move
+the stored secrets to the current ``[crypto]`` key (``reencrypt``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from oslo_db import exception as db_exc
 from sqlalchemy import exc as sa_exc
 
 from magnum_common import config
-from magnum_common.db import migration
+from magnum_common.db import migration, rotation
 
 CONF = cfg.CONF
 
@@ -30,6 +31,10 @@ def do_revision() -> None:
     migration.revision(message=CONF.command.message, autogenerate=CONF.command.autogenerate)
 
 
+def do_reencrypt() -> None:
+    print(f"{rotation.reencrypt_all()} secrets re-encrypted with the current [crypto] key")
+
+
 def add_command_parsers(subparsers) -> None:
     parser = subparsers.add_parser("version", help="Print the database's current revision.")
     parser.set_defaults(func=do_version)
@@ -46,6 +51,11 @@ def add_command_parsers(subparsers) -> None:
     parser.add_argument("-m", "--message")
     parser.add_argument("--autogenerate", action="store_true")
     parser.set_defaults(func=do_revision)
+
+    parser = subparsers.add_parser(
+        "reencrypt", help="Re-encrypt every stored secret with [crypto] encryption_key (after "
+        "a key rotation, before the old key leaves previous_encryption_keys).")
+    parser.set_defaults(func=do_reencrypt)
 
 
 command_opt = cfg.SubCommandOpt(

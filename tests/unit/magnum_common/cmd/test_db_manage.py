@@ -55,3 +55,44 @@ def test_bad_option_value_is_oslo_config_error(tmp_path):
     result = _run(path, "version")
     assert result.returncode == 1
     assert "max_retries" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_key_rotation_as_documented(db, tmp_path):
+    """doc/source/security.rst, "Rotating the [crypto] key": new key first with the old one
+    listed, ``magnum-db-manage reencrypt``, then the old key removed; every secret (trustee
+    password, recorded sealed token, x509keypair private key) still opens."""
+    from oslo_config import cfg
+
+    from magnum_common import crypto
+    from magnum_common.context import RequestContext
+    from magnum_common.db import api as db_api
+    from magnum_common.db import models
+
+    old, new = crypto.generate_key(), crypto.generate_key()
+    cfg.CONF.set_override("encryption_key", old, "crypto")
+    requester = RequestContext(user_id="u", project_id="p", auth_token="tok-1")
+    with db_api.writer() as session:
+        session.add(models.Cluster(uuid="c-1", project_id="p",
+                                   trustee_password=crypto.encrypt("pw-1"),
+                                   operation="cluster_update",
+                                   operation_args={"node_count": 2, **requester.record()}))
+        session.add(models.X509KeyPair(uuid="k-1", project_id="p", certificate="CERT",
+                                       private_key=crypto.encrypt("KEY-1")))
+
+    def configured(*keys: str):
+        path = tmp_path / "magnum.conf"
+        path.write_text(f"[database]\nconnection = {db}\n[crypto]\nencryption_key = {keys[0]}\n"
+                        f"previous_encryption_keys = {','.join(keys[1:])}\n")
+        return path
+
+    done = _run(configured(new, old), "reencrypt")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "3 secrets re-encrypted with the current [crypto] key"
+    cfg.CONF.set_override("encryption_key", new, "crypto")  # the old key is gone
+    with db_api.reader() as session:
+        cluster = session.query(models.Cluster).filter_by(uuid="c-1").one()
+        pair = session.query(models.X509KeyPair).filter_by(uuid="k-1").one()
+        assert crypto.decrypt(cluster.trustee_password) == "pw-1"
+        assert RequestContext.from_record(cluster.operation_args).auth_token == "tok-1"
+        assert cluster.operation_args["node_count"] == 2
+        assert (crypto.decrypt(pair.private_key), pair.certificate) == ("KEY-1", "CERT")
