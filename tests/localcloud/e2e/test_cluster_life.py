@@ -1,5 +1,4 @@
-"""A cluster's whole life through ``openstack coe`` as the demo user, on SQLite and PostgreSQL
-(the latter with ``[trust] cluster_user_trust = false``: nodes hold no OpenStack credential).
+"""A cluster's whole life through ``openstack coe`` as the demo user, on SQLite and PostgreSQL.
 
 The steps are main-job's (``scenario.life.ClusterLife``): templates, create, show, kubeconfig
 verified against the cluster CA, resize up, resize down removing a named worker, node group
@@ -24,9 +23,8 @@ from tests.localcloud.e2e import wiretap
 NOTIFY = {"oslo_messaging_notifications": {"driver": "messagingv2"}}
 
 
-#: SQLite runs as the local cloud is configured (nodes hold the trust); PostgreSQL with
-#: ``[trust] cluster_user_trust = false``: the nodes get their certificates with the node token.
-RUNS = {"sqlite": "true", "postgresql": "false"}
+#: ``[trust] cluster_user_trust`` of each run (the local cloud's own setting is true).
+RUNS = {"sqlite": "true", "postgresql": "true"}
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
