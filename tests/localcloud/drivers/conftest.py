@@ -17,6 +17,15 @@ from magnum_common.drivers.base import TrusteeCredentials
 STACK_TIMEOUT = 600
 
 
+@pytest.fixture(autouse=True)
+def _nodes_hold_the_trust():
+    """As the local cloud configures Magnum: the nodes get the trust (LocalResources hands
+    out a trustee)."""
+    from magnum_common.config import CONF
+
+    CONF.set_override("cluster_user_trust", True, "trust")
+
+
 @pytest.fixture(scope="session")
 def cloud(localcloud) -> dict:
     """The demo user's clouds.yaml entry of the local cloud (started by the shared

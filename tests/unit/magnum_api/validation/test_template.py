@@ -12,6 +12,8 @@ from magnum_common import exception
 from magnum_common.context import RequestContext
 from tests.functional.api.support import IMAGE_ID, StubCloud
 
+CONF = cfg.CONF
+
 
 def test_server_types_and_volume_drivers_are_the_supported_ones():
     for server_type in (None, "vm", "bm"):
@@ -19,6 +21,9 @@ def test_server_types_and_volume_drivers_are_the_supported_ones():
     with pytest.raises(exception.InvalidParameterValue, match="Server type container"):
         rules.check_server_type("container")
     rules.check_volume_driver("kubernetes", None)
+    with pytest.raises(exception.InvalidParameterValue, match="cluster_user_trust = false"):
+        rules.check_volume_driver("kubernetes", "cinder")  # the default: nodes hold no trust
+    CONF.set_override("cluster_user_trust", True, "trust")
     rules.check_volume_driver("kubernetes", "cinder")
     with pytest.raises(exception.InvalidParameterValue, match="expecting a cinder/unspecified"):
         rules.check_volume_driver("kubernetes", "rexray")
