@@ -133,6 +133,9 @@ class MagnumServices:
     #: Options of this run that win over the local cloud's fragment (group -> name -> value),
     #: written to ``overrides.conf``, the last ``--config-file`` of every service.
     overrides: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: The catalog's port unless a test serves itself elsewhere (it then talks to the API
+    #: by endpoint override and needs no PortLock).
+    api_port: int = paths.API_PORT
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -193,7 +196,7 @@ connection = {self.database_url()}
 
 [api]
 host = {paths.API_HOST}
-port = {paths.API_PORT}
+port = {self.api_port}
 workers = 1
 threads = 8
 # Tier {self.tier}: {"no Nova or Neutron to look flavors, keypairs and networks up in"
@@ -284,8 +287,8 @@ encryption_key = {encryption_key()}
 
     # --- processes -------------------------------------------------------------------
     def start(self) -> None:
-        if _port_open(paths.API_PORT):
-            raise ServiceError(f"port {paths.API_PORT} is already taken: a magnum-api "
+        if _port_open(self.api_port):
+            raise ServiceError(f"port {self.api_port} is already taken: a magnum-api "
                                "started elsewhere? (`tools/main-job --stop` stops one "
                                "left by `main-job --keep`)")
         self.processes = [procs.start("magnum-api",
@@ -325,7 +328,7 @@ encryption_key = {encryption_key()}
 
     def _api_answers(self) -> bool:
         try:
-            with urllib.request.urlopen(f"http://{paths.API_HOST}:{paths.API_PORT}/",
+            with urllib.request.urlopen(f"http://{paths.API_HOST}:{self.api_port}/",
                                         timeout=5) as resp:
                 return resp.status == 200
         except (urllib.error.URLError, OSError):
