@@ -96,6 +96,19 @@ class Job:
             raise LeaseLost(cluster=self.uuid)
         return self.reload()
 
+    def save_if(self, expected: dict[str, Any], **values: Any) -> bool:
+        """Like save(), and only while the row still holds ``expected`` (what a write from
+        an earlier snapshot assumed); False, nothing written, when it moved on."""
+        self.lease.ensure()
+        if clusters.compare_and_swap(None, self.uuid,
+                                     {**expected, "lock_owner": self.lease.owner}, values):
+            self.reload()
+            return True
+        if self.reload().lock_owner != self.lease.owner:
+            self.lease.lost.set()
+            raise LeaseLost(cluster=self.uuid)
+        return False
+
     def save_nodegroup(self, uuid: str, **values: Any) -> None:
         self.lease.ensure()
         nodegroups.update(None, uuid, values)

@@ -105,6 +105,28 @@ def _nodegroups_of(uuids: list[str]) -> dict[str, list[Any]]:
     return result
 
 
+@dataclasses.dataclass(frozen=True)
+class _Observed:
+    """What the sync saw of a cluster when it read the stacks: its status and the start of
+    its last operation (``operation_at``, set anew by every recorded operation). A write
+    from that snapshot is refused once either moved (issue 12, point 5)."""
+
+    status: str
+    operation_at: datetime.datetime | None
+
+    @classmethod
+    def of(cls, row: Any) -> _Observed:
+        return cls(row.status, row.operation_at)
+
+    def still(self, row: Any) -> bool:
+        return (row.operation is None and row.status == self.status
+                and row.operation_at == self.operation_at)
+
+    def expected(self) -> dict[str, Any]:
+        """The same, as the conditions of the UPDATE that writes the sync's verdict."""
+        return {"operation": None, "status": self.status, "operation_at": self.operation_at}
+
+
 class StatusSync:
     """One conductor process's share of the status polling."""
 
@@ -218,11 +240,11 @@ class StatusSync:
             timeout = self._timed_out(cluster, now)
             if timeout is None:
                 return False
-            return self.executor.with_lease(
-                cluster.uuid, lambda job: self._fail_timeout(job, cluster.status, timeout)) \
-                is not None
-        return self.executor.with_lease(
-            cluster.uuid, lambda job: self._apply(job, cluster.status, stacks)) is not None
+            return bool(self.executor.with_lease(
+                cluster.uuid, lambda job: self._fail_timeout(job, _Observed.of(cluster),
+                                                             timeout)))
+        return bool(self.executor.with_lease(
+            cluster.uuid, lambda job: self._apply(job, _Observed.of(cluster), stacks)))
 
     @staticmethod
     def _timed_out(cluster: Any, now: datetime.datetime) -> str | None:
@@ -243,10 +265,10 @@ class StatusSync:
         return (f"Timed out: the cluster's stacks were not {what} within {minutes} minutes "
                 f"(Heat still reports them in progress).")
 
-    def _fail_timeout(self, job: Job, observed: str, reason: str) -> bool:
-        cluster = job.cluster
-        if cluster.operation is not None or cluster.status != observed:
+    def _fail_timeout(self, job: Job, seen: _Observed, reason: str) -> bool:
+        if not seen.still(job.cluster):
             return False
+        observed = seen.status
         failed = f"{states.action_of(observed)}_FAILED"
         if failed not in states.ALL_STATUSES:
             failed = states.UPDATE_FAILED
@@ -255,17 +277,18 @@ class StatusSync:
                 job.save_nodegroup(ng.uuid, status=f"{states.action_of(ng.status)}_FAILED"
                                    if states.action_of(ng.status) != "ROLLBACK"
                                    else states.ROLLBACK_FAILED, status_reason=reason)
-        job.save(status=failed, status_reason=reason)
+        if not job.save_if(seen.expected(), status=failed, status_reason=reason):
+            return False
         lifecycle.stack_verdict(job, failed, reason)
         operations.settle(job.uuid, failed, reason)
         notifications.emit(None, notifications.action_for_status(failed),
                            notifications.FAILURE, job.cluster, job.nodegroups())
         return True
 
-    def _apply(self, job: Job, observed: str, stacks: dict[str, StackState]) -> bool:
-        cluster = job.cluster
-        if cluster.operation is not None or cluster.status != observed:
-            return False  # a handler started something since we looked
+    def _apply(self, job: Job, seen: _Observed, stacks: dict[str, StackState]) -> bool:
+        if not seen.still(job.cluster):
+            return False  # an operation started since we looked: our snapshot is stale
+        observed = seen.status
         ngs = job.nodegroups()
         groups = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in ngs]
         unlisted = sorted({ng.stack_id for group, ng in zip(groups, ngs, strict=True)
@@ -313,8 +336,9 @@ class StatusSync:
                 job.save_nodegroup(ng.uuid, status=group.status, status_reason=reason,
                                    **ng_values)
         status, reason = cluster_state(observed, groups)
-        job.save(status=status, status_reason=reason,
-                 **{k: v for k, v in values.items() if not k.startswith("ng:")})
+        if not job.save_if(seen.expected(), status=status, status_reason=reason,
+                           **{k: v for k, v in values.items() if not k.startswith("ng:")}):
+            return False
         if status and not states.is_in_progress(status):
             operations.settle(job.uuid, status, reason)
         if status and not states.is_in_progress(status) and status != observed:

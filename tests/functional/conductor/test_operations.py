@@ -13,6 +13,7 @@ from oslo_config import cfg
 from magnum_common import exception, rpc, states
 from magnum_common.conductor_api import ConductorAPI
 from magnum_common.context import RequestContext
+from magnum_common.db import api as db_api
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.services import magnum_services
@@ -300,3 +301,37 @@ def test_stack_missing_from_the_list_is_not_taken_as_deleted(conductor, standin)
     support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=30,
                      what="cluster destroyed once the stack is gone")
     assert standin.state()["trusts"] == []
+
+
+def test_sync_refuses_a_write_from_before_a_newer_operation(conductor_options, db, standin):
+    """The sync read Heat (resize to 2 done) before a resize to 3 started and was sent: its
+    verdict from that snapshot is refused, the cluster stays in progress for the newer
+    operation, and the next round judges the newer stack state (issue 12, point 5)."""
+    magnum_services.heartbeat("h1", BINARY)
+    standin.control(create_seconds=0.2, update_seconds=0.2)
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    executor = Executor("h1:0:x")
+    executor.run_recorded(cluster.uuid)
+    time.sleep(status_sync.SETTLE_SECONDS + 0.5)
+    sync = StatusSync(executor, "h1")
+    sync.run_once()
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+
+    def resize(count: int) -> None:
+        clusters.record_operation(ctx, cluster.uuid, states.OP_RESIZE, {
+            "node_count": count, "nodegroup_uuid": worker.uuid, "context": ctx.to_dict()})
+        executor.run_recorded(cluster.uuid)
+
+    resize(2)
+    time.sleep(status_sync.SETTLE_SECONDS + 0.5)
+    stale = [c for c in status_sync._in_progress_clusters() if c.uuid == cluster.uuid]
+    groups = status_sync._nodegroups_of([cluster.uuid])[cluster.uuid]
+    stacks, _ = sync._fetch(stale, {cluster.uuid: groups}, status_sync.SyncStats())
+    assert {s.status for s in stacks.values()} == {states.UPDATE_COMPLETE}
+    standin.control(update_seconds=30)
+    resize(3)  # recorded, run and sent: Heat now updates to 3
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert (row.status, row.operation) == (states.UPDATE_IN_PROGRESS, None)
+    assert not sync._check(stale[0], groups, stacks, db_api.server_now())
+    assert clusters.get_by_uuid(None, cluster.uuid).status == states.UPDATE_IN_PROGRESS
