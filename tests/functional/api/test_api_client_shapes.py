@@ -1,7 +1,7 @@
 """Request shapes of the clients that cannot run here, replayed over the real pipeline:
 terraform-provider-openstack on gophercloud and Horizon's magnum-ui (issue 14, point 1):
 magnum-ui's launch form, resize, upgrade, lists, cluster config, CA and credential rotation,
-stats and quotas.
+stats and quotas; and one terraform apply's parallel requests (issue 14, point 2).
 
 Each test sends exactly what the client sends (field spellings, types, microversions) and
 checks what the client then reads: gophercloud unmarshals into typed Go structs, so a
@@ -248,3 +248,44 @@ def test_horizon_stats_and_quotas(api, recorder):
                   headers=headers(version=HZ), status=403)
     api.delete(f"/v1/quotas/{PROJECT}/Cluster", headers=admin, status=204)
     assert api.get("/v1/quotas?all_tenants=True", headers=admin).json["quotas"] == []
+
+
+# --- one terraform apply, several requests at once (issue 14, point 2) -----------------------
+def test_terraform_parallel_nodegroups_resize_after_patch_and_delete_during_create(api,
+                                                                                  recorder):
+    tpl = tf_template(api)
+    uuid = api.post_json("/v1/clusters", {"name": "par", "cluster_template_id": tpl["uuid"],
+                                          "node_count": 1}, headers=tf_headers()).json["uuid"]
+    complete(uuid)
+    url = f"/v1/clusters/{uuid}/nodegroups"
+    # three node groups of one cluster applied in parallel: each accepted, each read back at
+    # once in its pending state
+    made = [api.post_json(url, {"name": f"ng{i}", "node_count": 1}, headers=tf_headers(),
+                          status=202).json["uuid"] for i in range(3)]
+    for ng in made:
+        assert api.get(f"{url}/{ng}", headers=tf_headers()).json["status"] == \
+            states.CREATE_IN_PROGRESS
+    for ng in made:
+        api.delete(f"{url}/{ng}", headers=tf_headers(), status=204)
+        assert api.get(f"{url}/{ng}", headers=tf_headers()).json["status"] == \
+            states.DELETE_IN_PROGRESS
+    # a node-group PATCH, then actions/resize in the same apply
+    resp = api.patch_json(f"{url}/default-worker", [
+        {"op": "replace", "path": "/max_node_count", "value": 5}], headers=tf_headers(),
+        status=202)
+    assert resp.json["max_node_count"] == 5
+    resp = api.post_json(f"/v1/clusters/{uuid}/actions/resize",
+                         {"node_count": 3, "nodegroup": "default-worker"},
+                         headers=tf_headers("1.8"))
+    assert resp.status_int in (200, 202)
+    worker = api.get(f"{url}/default-worker", headers=tf_headers()).json
+    assert worker["max_node_count"] == 5 and worker["node_count"] == 3
+    # terraform destroy while a create is still running
+    other = api.post_json("/v1/clusters", {"name": "late", "cluster_template_id": tpl["uuid"]},
+                          headers=tf_headers()).json["uuid"]
+    assert api.get(f"/v1/clusters/{other}", headers=tf_headers()).json["status"] == \
+        states.CREATE_IN_PROGRESS
+    resp = api.delete(f"/v1/clusters/{other}", headers=tf_headers())
+    assert resp.status_int in (202, 204)
+    assert api.get(f"/v1/clusters/{other}", headers=tf_headers()).json["status"] == \
+        states.DELETE_IN_PROGRESS
