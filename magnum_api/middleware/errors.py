@@ -1,8 +1,9 @@
 """Turns every error response the handlers did not render into the JSON error envelope.
 
 Handler errors are rendered by the pecan error hook; what reaches this middleware unrendered
-comes from routing (404, 405 with its ``Allow`` header) or from a crash outside the
-handlers, and gets the empty envelope of the API reference, section 4.3.
+comes from routing (404, 405 with its ``Allow`` header, set to the methods the path
+declares) or from a crash outside the handlers, and gets the empty envelope of the API
+reference, section 4.3.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from magnum_api import errors
+from magnum_api.schemas import operation
 
 LOG = logging.getLogger(__name__)
 _DROP = frozenset({"content-type", "content-length"})
@@ -31,6 +33,12 @@ class ParsableErrorMiddleware:
             captured["status"] = status
             captured["code"] = code
             captured["headers"] = [(k, v) for k, v in headers if k.lower() not in _DROP]
+            if code == 405:  # pecan lists its controller's methods, not the path's
+                allowed = operation.allowed_methods(environ.get("PATH_INFO", ""))
+                if allowed:
+                    captured["headers"] = [(k, v) for k, v in captured["headers"]
+                                           if k.lower() != "allow"]
+                    captured["headers"].append(("Allow", ", ".join(allowed)))
             return lambda data: None
 
         try:

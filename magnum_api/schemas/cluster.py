@@ -12,7 +12,9 @@ from magnum_common.drivers import settings
 
 INTERNAL = patch.COMMON_INTERNAL + (
     "/api_address", "/node_addresses", "/master_addresses", "/stack_id", "/cluster_id",
-    "/ca_cert_ref", "/magnum_cert_ref", "/etcd_ca_cert_ref", "/front_proxy_ca_cert_ref")
+    "/ca_cert_ref", "/magnum_cert_ref", "/etcd_ca_cert_ref", "/front_proxy_ca_cert_ref",
+    # what only the conductor sets: refused even when the patch would leave it as it is
+    "/status", "/status_reason", "/coe_version", "/container_version")
 NON_REMOVABLE = ("/cluster_template_id",)
 LITERAL_PATHS = ("/labels", "/health_status_reason")
 PATCHABLE = frozenset({"node_count", "health_status", "health_status_reason"})

@@ -106,7 +106,7 @@ class FederationPost(base.Body):
     links = types.readonly()
 
 
-FEDERATION_INTERNAL = patch.COMMON_INTERNAL
+FEDERATION_INTERNAL = patch.COMMON_INTERNAL + ("/status", "/status_reason")
 FEDERATION_LITERAL_PATHS = ("/properties",)
 FEDERATION_SUMMARY = ("uuid", "name", "hostcluster_id", "member_ids", "status", "properties")
 _FEDERATION = {"uuid": fields.Uuid(nullable=False), "name": _STRING,

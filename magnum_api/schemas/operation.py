@@ -10,6 +10,7 @@ same declarations, so both always agree.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import re
 from collections.abc import Callable
@@ -105,6 +106,9 @@ def check(spec: Operation, request: Any, args: list[Any], varargs: list[Any],
     if "_method" in request.GET:  # pecan's method override: not part of this API
         raise base.UnknownArgument("_method")
     # A method the path does not have is 405 at every microversion (before the 406).
+    literal = _literal_path(spec, args, varargs)
+    if literal is not None:
+        raise _allowed_on(literal)
     if request.method != spec.method:  # e.g. "get": methods are case-sensitive
         raise method_not_allowed(spec, len(args))
     if len(args) < len(names):
@@ -125,6 +129,24 @@ def check(spec: Operation, request: Any, args: list[Any], varargs: list[Any],
         except fields.FieldError as err:
             raise base.field_error(name, value, err) from None
     return Validated(path, check_query(spec, request, version), check_body(spec, request))
+
+
+def _literal_path(spec: Operation, args: list[Any], varargs: list[Any]) -> str | None:
+    """A declared literal path (``/v1/clusters/detail``) that the request reached through
+    another operation's parameter or remainder (a PATCH or POST there): it has its own
+    methods, so the answer is theirs (405), not a lookup of a resource named ``detail``."""
+    values = iter(str(a) for a in args)
+    segments = [next(values, s) if s.startswith("{") else s for s in spec.path.split("/")]
+    concrete = "/".join(segments + [str(v) for v in varargs])
+    if concrete == spec.path or concrete not in _literal_paths():
+        return None
+    return concrete
+
+
+@functools.cache
+def _literal_paths() -> frozenset[str]:
+    """Paths without parameters (built once, after every controller declared its own)."""
+    return frozenset(op.path for op in REGISTRY if "{" not in op.path)
 
 
 def check_query(spec: Operation, request: Any, version: microversion.Version
@@ -164,7 +186,6 @@ def method_not_allowed(spec: Operation, given: int, extra: int = 0) -> Exception
     ``given`` path parameters were sent, and ``extra`` segments past the operation's path
     (a POST to ``/v1/clusters/{ident}``: the item path's methods, whatever its parameters'
     names)."""
-    import webob.exc
 
     segments = spec.path.split("/")
     kept, seen = [], 0
@@ -178,7 +199,27 @@ def method_not_allowed(spec: Operation, given: int, extra: int = 0) -> Exception
     if extra:
         item_path = re.compile(re.escape(prefix) + r"/{\w+}" * extra + "$")
         prefix = next((op.path for op in REGISTRY if item_path.match(op.path)), "")
-    allowed = sorted({op.method for op in REGISTRY if op.path == prefix})
+    return _allowed_on(prefix)
+
+
+def allowed_methods(path: str) -> list[str]:
+    """The methods a concrete request path has (a literal path such as
+    ``/v1/clusters/detail`` before the ``{ident}`` it also matches); [] for none."""
+    path = path.rstrip("/") or "/"
+    if path in _literal_paths():
+        return sorted({op.method for op in REGISTRY if op.path == path})
+    for template in sorted({op.path for op in REGISTRY}):
+        pattern = re.sub(r"\\{\w+\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, path):
+            return sorted({op.method for op in REGISTRY if op.path == template})
+    return []
+
+
+def _allowed_on(path: str) -> Exception:
+    """405 naming the methods ``path`` has (404 if it has none)."""
+    import webob.exc
+
+    allowed = sorted({op.method for op in REGISTRY if op.path == path})
     if not allowed:
         return exception.ResourceNotFound()
     return webob.exc.HTTPMethodNotAllowed(headers={"Allow": ", ".join(allowed)})

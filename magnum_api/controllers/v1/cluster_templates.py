@@ -84,7 +84,7 @@ class ClusterTemplatesController(base.RestController):
                     responses={201: base.Response("The template.", schema.VIEW,
                                                   ("Location",))},
                     policy=("clustertemplate:create", "clustertemplate:publish"))
-    def post(self, **_):
+    def post(self, *remainder, **_):
         body = base.body()
         ctx = base.context()
         values = {k: v for k, v in body.items() if v is not None}

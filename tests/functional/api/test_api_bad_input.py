@@ -203,6 +203,21 @@ def test_post_to_an_item_is_405_at_every_microversion(world, path, allow):
     assert snapshot() == before and world["recorder"].calls == []
 
 
+@pytest.mark.parametrize("method, path, allow", [
+    *((m, f"/v1/{r}/detail", "GET") for m in ("POST", "PUT", "PATCH", "DELETE")
+      for r in ("clusters", "clustertemplates", "federations")),
+    ("PUT", "/v1/clusters", "GET, POST"), ("PUT", "/v1/clusters/{c}", "DELETE, GET, PATCH"),
+    ("PUT", "/v1/clusters/{c}/nodegroups/", "GET, POST"), ("PUT", "/v1/stats", "GET")])
+def test_405_names_the_methods_of_the_path(world, method, path, allow):
+    """``detail`` is a path of its own (not a resource named so), and pecan's list of its
+    controller's methods is replaced by the path's."""
+    before = snapshot()
+    resp = world["api"].request(path.format(c=world["cluster"]), method=method,
+                                headers=headers(), status=405)
+    assert resp.headers["Allow"] == allow and resp.json["errors"][0]["status"] == 405
+    assert snapshot() == before and world["recorder"].calls == []
+
+
 def test_four_byte_utf8_round_trips(world):
     api = world["api"]
     name = "emoji-\U0001F600-\u00e9"

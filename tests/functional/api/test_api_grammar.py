@@ -64,6 +64,7 @@ def cluster(api, recorder):
     tpl = api.post_json("/v1/clustertemplates", _template_body(), headers=headers()).json
     uuid = api.post_json("/v1/clusters", {"cluster_template_id": tpl["uuid"], "name": "c1"},
                          headers=headers(), status=202).json["uuid"]
+    recorder.wait_for("cluster_create")  # a cast arriving after the reset is no test's
     complete(uuid)
     recorder.reset()
     return uuid
@@ -191,3 +192,47 @@ def test_what_real_clients_send_is_accepted(api, recorder):
                         {"key": "dedicated", "value": "", "effect": "NoExecute"}]},
         headers=headers(), status=202).json
     assert ng["node_labels"]["example.com/accelerator"] == "nvidia-a100"
+
+
+@pytest.mark.parametrize("value", HOSTILE + ["cr\ronly", "{{ '' }}{% if 1 %}x{% endif %}",
+                                             "[Service]\nExecStartPre=/bin/id"])
+def test_the_hostile_corpus_is_refused_or_inert_on_the_node(api, recorder, tmp_path, value):
+    """Every entry of the corpus, as label value, label key and node-group name through the
+    real API: a 400 that changed nothing, or stored and then inert where a node reads its
+    settings (real bash, the node's own ``load_settings``; the canary never runs)."""
+    from drivers.heat import parameters
+    from tests.unit.drivers import support as driver_support
+    from tests.unit.drivers.common import node_harness
+
+    canary = tmp_path / "canary"
+    value = value.replace("/tmp/pwned", str(canary))
+    before = _rows()
+    tpl = api.post_json("/v1/clustertemplates", _template_body(labels={
+        "kube_tag": "v1.31.4", "my_note": value}), headers=headers(), expect_errors=True)
+    if tpl.status_int == 400:
+        assert _rows() == before and not recorder.calls
+        return
+    assert tpl.status_int == 201, tpl.text
+    before = _rows()
+    for body in ({"labels": {value: "x"}}, {"name": value}):
+        resp = api.post_json("/v1/clusters", {"cluster_template_id": tpl.json["uuid"], **body},
+                             headers=headers(), expect_errors=True)
+        assert resp.status_int == 400, resp.text
+    assert _rows() == before and not recorder.calls
+    uuid = api.post_json("/v1/clusters", {"cluster_template_id": tpl.json["uuid"],
+                                          "labels": {"other_note": value},
+                                          "merge_labels": True},
+                         headers=headers(), status=202).json["uuid"]
+    recorder.wait_for("cluster_create")
+    cl = clusters.get_by_uuid(None, uuid)
+    assert cl.labels["my_note"] == value and cl.labels["other_note"] == value
+    ct = cluster_templates.get_by_uuid(None, cl.cluster_template_id)
+    ngs = clusters.nodegroups_of(None, [uuid])[uuid]
+    params = parameters.cluster_parameters(driver_support.Resources(), Driver.profile, cl, ct,
+                                           ngs, None)
+    for role in ("master", "worker"):
+        files = node_harness.write_settings(tmp_path, params[f"{role}_bootstrap_env"], {})
+        seen = node_harness.exported(tmp_path, files)
+        assert not canary.exists()
+        assert "MY_NOTE" not in seen and "OTHER_NOTE" not in seen
+        assert value not in seen.values()
