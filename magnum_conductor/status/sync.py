@@ -139,8 +139,13 @@ class StatusSync:
         self.last = SyncStats()
 
     def partition(self) -> Partition:
-        hosts = set(live_conductor_hosts()) | {self.host}
-        return Partition(HashRing(hosts), self.host, self.worker, self.workers)
+        """This process's share of a ring built only from the live, enabled conductors in
+        the database (judged on its clock), so that every conductor computes the same ring.
+        A conductor never adds itself: one whose own heartbeat looks stale, or whose
+        service is disabled, owns nothing, rather than everything a ring of one would give
+        it (with every peer also alone in its ring, each cluster was polled by all)."""
+        return Partition(HashRing(live_conductor_hosts()), self.host, self.worker,
+                         self.workers)
 
     # --- the periodic task ---------------------------------------------------------------
     def run_once(self) -> SyncStats:
