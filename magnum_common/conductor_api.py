@@ -41,18 +41,6 @@ LOG = logging.getLogger(__name__)
 _VERBS = {states.OP_UPDATE: "Updating", states.OP_RESIZE: "Resizing",
           states.OP_UPGRADE: "Upgrading", states.OP_ROTATE_CA: "Updating"}
 
-#: The cluster status each operation moves to when it is accepted, and its reason.
-ACCEPTED_STATUS = {
-    states.OP_UPDATE: (states.UPDATE_IN_PROGRESS, "Updating the cluster."),
-    states.OP_RESIZE: (states.UPDATE_IN_PROGRESS, "Resizing the cluster."),
-    states.OP_UPGRADE: (states.UPDATE_IN_PROGRESS, "Upgrading the cluster."),
-    states.OP_ROTATE_CA: (states.UPDATE_IN_PROGRESS, "Rotating the CA certificates."),
-    states.OP_DELETE: (states.DELETE_IN_PROGRESS, "Deleting the cluster."),
-    states.OP_NODEGROUP_CREATE: (states.UPDATE_IN_PROGRESS, "Creating a node group."),
-    states.OP_NODEGROUP_UPDATE: (states.UPDATE_IN_PROGRESS, "Updating a node group."),
-    states.OP_NODEGROUP_DELETE: (states.UPDATE_IN_PROGRESS, "Deleting a node group."),
-}
-
 #: What a broker that cannot be reached raises through oslo.messaging (the rabbit driver
 #: lets kombu's connection errors through when the retries are exhausted).
 _UNREACHABLE = (messaging.MessageDeliveryFailure, kombu_exc.OperationalError, OSError)
@@ -101,17 +89,35 @@ class ConductorAPI:
         except _UNREACHABLE as exc:
             raise exception.ServiceUnavailable(reason="the message broker is unreachable") from exc
 
-    def _record(self, context: RequestContext, cluster_uuid: str, operation: str,
-                args: dict[str, Any], target: Target | None = None) -> str:
-        """Record the operation and move its targets to in-progress, in one transaction and
-        only from a status it may start from (a refused request leaves every row as it was).
-        Returns the operation record's UUID."""
+    def _submit(self, context: RequestContext, cluster_uuid: str, operation: str,
+                args: dict[str, Any], target: Target | None = None,
+                call: bool = False) -> str:
+        """Record the operation and start it (a cast, or a call), or queue it behind the
+        cluster's open operations; returns the record's UUID."""
         target = target or Target()
-        cluster = clusters.get_by_uuid(None, cluster_uuid)
-        if cluster.operation is not None:
-            raise exception.OperationInProgress(cluster_name=cluster.name or cluster_uuid)
+        for _ in range(3):
+            cluster = clusters.get_by_uuid(None, cluster_uuid)
+            blocking = operations.open_of(cluster_uuid)
+            try:
+                if cluster.operation is not None or blocking:
+                    return self._enqueue(context, cluster, operation, args, target, blocking)
+                record_uuid = self._record(context, cluster, operation, args, target)
+            except _Lost:
+                continue  # another request got there first: look again
+            if call:
+                self._call_recorded(context, operation, cluster_uuid)
+            else:
+                self._cast(context, operation, cluster_uuid=cluster_uuid)
+            return record_uuid
+        raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
+
+    def _record(self, context: RequestContext, cluster: Any, operation: str,
+                args: dict[str, Any], target: Target) -> str:
+        """Record the operation and move its targets to in-progress, in one transaction and
+        only from a status it may start from and while nothing else is open on the cluster
+        (a refused request leaves every row as it was)."""
         self._check_gate(cluster, operation)
-        status, reason = ACCEPTED_STATUS[operation]
+        status, reason = states.ACCEPTED_STATUS[operation]
         record_uuid = utils.generate_uuid()
         requested = {**args, **context.record()}
         recorded = {**requested, "operation_id": record_uuid,
@@ -122,21 +128,79 @@ class ConductorAPI:
         values = {"status": status, "status_reason": reason, "updated_at": db_api.now(),
                   **target.cluster}
         expected = {"status": cluster.status, "updated_at": cluster.updated_at}
-        try:
-            with db_api.writer(context):
-                if not clusters.record_operation(context, cluster_uuid, operation, recorded,
-                                                 values, expected):
-                    raise _Lost
-                if target.new is not None:
-                    nodegroups.create(context, target.new)
-                for uuid, ng_values in target.nodegroups.items():
-                    nodegroups.compare_and_swap(context, uuid, {"cluster_id": cluster_uuid},
-                                                ng_values)
-                operations.add(context, cluster_uuid, operation, requested,
-                               target.nodegroup_uuid, uuid=record_uuid)
-        except _Lost:
-            raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid) from None
+        with db_api.writer(context):
+            if not clusters.record_operation(context, cluster.uuid, operation, recorded,
+                                             values, expected):
+                raise _Lost
+            self._write_targets(context, cluster.uuid, target)
+            operations.add(context, cluster.uuid, operation, requested,
+                           target.nodegroup_uuid, uuid=record_uuid)
         return record_uuid
+
+    def _enqueue(self, context: RequestContext, cluster: Any, operation: str,
+                 args: dict[str, Any], target: Target, blocking: list[Any]) -> str:
+        """Queue the request behind the open operations it does not contradict; its node
+        group moves now (the first read shows it), the cluster is in progress already."""
+        self._check_contradiction(cluster, operation, target, blocking)
+        record_uuid = utils.generate_uuid()
+        requested = {**args, **context.record()}
+        if target.new is not None:
+            requested["previous_nodegroup"] = {
+                "status": states.CREATE_FAILED,
+                "status_reason": "Not created: the request was refused when its turn came."}
+        elif target.nodegroup_uuid in target.nodegroups:
+            ng = nodegroups.get_by_uuid(None, target.nodegroup_uuid)
+            requested["previous_nodegroup"] = {
+                key: getattr(ng, key) for key in target.nodegroups[target.nodegroup_uuid]}
+        with db_api.writer(context):
+            if target.cluster:
+                clusters.compare_and_swap(context, cluster.uuid, {}, target.cluster)
+            self._write_targets(context, cluster.uuid, target)
+            operations.add(context, cluster.uuid, operation, requested,
+                           target.nodegroup_uuid, uuid=record_uuid)
+        LOG.info("Queued %s of cluster %s behind %s", operation, cluster.uuid,
+                 ", ".join(r.uuid for r in blocking) or cluster.operation)
+        self.start_next(context, cluster.uuid)  # in case all ended meanwhile
+        return record_uuid
+
+    def start_next(self, context: RequestContext, cluster_uuid: str) -> str | None:
+        """Start the cluster's next queued record if nothing else is open on it."""
+        record = operations.promote(cluster_uuid)
+        if record is None:
+            return None
+        self.cast_recorded(context, record.kind, cluster_uuid)
+        return record.uuid
+
+    def cast_recorded(self, context: RequestContext, operation: str,
+                      cluster_uuid: str) -> None:
+        """Have a conductor run the operation recorded on the cluster row."""
+        self._cast(context, operation, cluster_uuid=cluster_uuid)
+
+    @staticmethod
+    def _write_targets(context: RequestContext, cluster_uuid: str, target: Target) -> None:
+        if target.new is not None:
+            nodegroups.create(context, target.new)
+        for uuid, ng_values in target.nodegroups.items():
+            nodegroups.compare_and_swap(context, uuid, {"cluster_id": cluster_uuid}, ng_values)
+
+    @staticmethod
+    def _check_contradiction(cluster: Any, operation: str, target: Target,
+                             blocking: list[Any]) -> None:
+        """409 for a request that cannot wait behind what is open on the cluster: anything
+        while it is created or deleted, a delete while anything is open, anything on a node
+        group that is being deleted."""
+        if not blocking:  # recorded by a release without operation records
+            raise exception.OperationConflict(
+                request=operation, operation="(unrecorded)", kind=cluster.operation,
+                state=states.OPERATION_PENDING, cluster=cluster.name or cluster.uuid)
+        for record in blocking:
+            if (operation == states.OP_DELETE
+                    or record.kind in (states.OP_CREATE, states.OP_DELETE)
+                    or (record.kind == states.OP_NODEGROUP_DELETE
+                        and record.nodegroup_id == target.nodegroup_uuid)):
+                raise exception.OperationConflict(
+                    request=operation, operation=record.uuid, kind=record.kind,
+                    state=record.state, cluster=cluster.name or cluster.uuid)
 
     @staticmethod
     def _check_gate(cluster: Any, operation: str) -> None:
@@ -177,13 +241,11 @@ class ConductorAPI:
                 self._check_gate(clusters.get_by_uuid(None, cluster_uuid), states.OP_UPDATE)
             return self._apply_at_once(context, cluster_uuid, states.OP_UPDATE,
                                        {"node_count": node_count, **health}, health)
-        uuid = self._record(
+        return self._submit(
             context, cluster_uuid, states.OP_UPDATE,
             {"node_count": node_count, "rollback": rollback,
              "previous_node_count": worker.node_count, **health},
             Target(worker.uuid, {worker.uuid: _resizing(node_count)}, cluster=health))
-        self._cast(context, "cluster_update", cluster_uuid=cluster_uuid)
-        return uuid
 
     def _apply_at_once(self, context: RequestContext, cluster_uuid: str, operation: str,
                        args: dict[str, Any], values: dict[str, Any],
@@ -205,55 +267,51 @@ class ConductorAPI:
     def cluster_resize(self, context: RequestContext, cluster_uuid: str, node_count: int,
                        nodegroup_uuid: str, nodes_to_remove: list[str] | None = None) -> str:
         ng = nodegroups.get_in_cluster(None, cluster_uuid, nodegroup_uuid)
-        uuid = self._record(
+        return self._submit(
             context, cluster_uuid, states.OP_RESIZE,
             {"node_count": node_count, "nodegroup_uuid": nodegroup_uuid,
              "nodes_to_remove": list(nodes_to_remove or []),
              "previous_node_count": ng.node_count},
             Target(nodegroup_uuid, {nodegroup_uuid: _resizing(node_count)}))
-        self._cast(context, "cluster_resize", cluster_uuid=cluster_uuid)
-        return uuid
 
     def cluster_delete(self, context: RequestContext, cluster_uuid: str) -> str:
         deleting = {"status": states.DELETE_IN_PROGRESS,
                     "status_reason": "Deleting the cluster."}
         groups = {ng.uuid: deleting for ng in nodegroups.list(None, {"cluster_id": cluster_uuid})}
-        uuid = self._record(context, cluster_uuid, states.OP_DELETE, {},
+        return self._submit(context, cluster_uuid, states.OP_DELETE, {},
                             Target(nodegroups=groups))
-        self._cast(context, "cluster_delete", cluster_uuid=cluster_uuid)
-        return uuid
 
     def nodegroup_create(self, context: RequestContext, cluster_uuid: str,
                          values: dict[str, Any]) -> str:
         """Insert the node group (CREATE_IN_PROGRESS) with the record."""
         row = {**values, "status": states.CREATE_IN_PROGRESS,
                "status_reason": "Creating the node group.", "node_addresses": []}
-        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_CREATE,
+        return self._submit(context, cluster_uuid, states.OP_NODEGROUP_CREATE,
                             {"nodegroup_uuid": values["uuid"]},
                             Target(values["uuid"], new=row))
-        self._cast(context, "nodegroup_create", cluster_uuid=cluster_uuid)
-        return uuid
 
     def nodegroup_update(self, context: RequestContext, cluster_uuid: str,
                          nodegroup_uuid: str, values: dict[str, Any]) -> str:
-        """The new values are visible at once; the stack update follows."""
+        """The new values are visible at once; node labels and taints need a stack update,
+        the node counts' bounds do not (they are applied and done)."""
+        ng = nodegroups.get_in_cluster(None, cluster_uuid, nodegroup_uuid)
+        if all(values.get(key) == getattr(ng, key) for key in _NODE_SETTINGS):
+            return self._apply_at_once(context, cluster_uuid, states.OP_NODEGROUP_UPDATE,
+                                       {"nodegroup_uuid": nodegroup_uuid, "values": values},
+                                       {}, nodegroup_uuid, values)
         changes = {**values, "status": states.UPDATE_IN_PROGRESS,
                    "status_reason": "Updating the node group."}
-        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_UPDATE,
+        return self._submit(context, cluster_uuid, states.OP_NODEGROUP_UPDATE,
                             {"nodegroup_uuid": nodegroup_uuid, "values": values},
                             Target(nodegroup_uuid, {nodegroup_uuid: changes}))
-        self._cast(context, "nodegroup_update", cluster_uuid=cluster_uuid)
-        return uuid
 
     def nodegroup_delete(self, context: RequestContext, cluster_uuid: str,
                          nodegroup_uuid: str) -> str:
         deleting = {"status": states.DELETE_IN_PROGRESS,
                     "status_reason": "Deleting the node group."}
-        uuid = self._record(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
+        return self._submit(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
                             {"nodegroup_uuid": nodegroup_uuid},
                             Target(nodegroup_uuid, {nodegroup_uuid: deleting}))
-        self._cast(context, "nodegroup_delete", cluster_uuid=cluster_uuid)
-        return uuid
 
     # --- calls (the caller sees the conductor's errors) -----------------------------------
     def cluster_upgrade(self, context: RequestContext, cluster_uuid: str,
@@ -261,18 +319,14 @@ class ConductorAPI:
                         nodegroup_uuid: str) -> str:
         upgrading = {"status": states.UPDATE_IN_PROGRESS,
                      "status_reason": "Upgrading the node group."}
-        uuid = self._record(context, cluster_uuid, states.OP_UPGRADE,
+        return self._submit(context, cluster_uuid, states.OP_UPGRADE,
                             {"cluster_template_uuid": cluster_template_uuid,
                              "max_batch_size": max_batch_size,
                              "nodegroup_uuid": nodegroup_uuid},
-                            Target(nodegroup_uuid, {nodegroup_uuid: upgrading}))
-        self._call_recorded(context, "cluster_upgrade", cluster_uuid)
-        return uuid
+                            Target(nodegroup_uuid, {nodegroup_uuid: upgrading}), call=True)
 
     def rotate_ca_certificate(self, context: RequestContext, cluster_uuid: str) -> str:
-        uuid = self._record(context, cluster_uuid, states.OP_ROTATE_CA, {})
-        self._call_recorded(context, "rotate_ca_certificate", cluster_uuid)
-        return uuid
+        return self._submit(context, cluster_uuid, states.OP_ROTATE_CA, {}, call=True)
 
     def sign_certificate(self, context: RequestContext, cluster_uuid: str, csr: str,
                          ca_cert_type: str | None = None) -> str:
@@ -297,6 +351,10 @@ def _default_worker(cluster_uuid: str) -> Any:
         return settings.default_worker(nodegroups.list(None, {"cluster_id": cluster_uuid}))
     except exception.NodeGroupNotFound:
         return None
+
+
+#: Node group attributes whose change needs a stack update (the nodes carry them).
+_NODE_SETTINGS = ("node_labels", "node_taints")
 
 
 def _resizing(node_count: int) -> dict[str, Any]:

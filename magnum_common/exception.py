@@ -371,8 +371,11 @@ class StackBusy(Conflict):
     message = "The cluster's stack is busy with an earlier change."
 
 
-class OperationInProgress(Invalid):
-    message = "Cluster %(cluster_name)s already has an operation in progress."
+class OperationConflict(Conflict):
+    """A request that contradicts an operation open on the cluster (it cannot wait)."""
+
+    message = ("The %(request)s request contradicts operation %(operation)s (%(kind)s, "
+               "%(state)s) of cluster %(cluster)s; retry once it has finished.")
 
 
 class NgOperationInProgress(Invalid):

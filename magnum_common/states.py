@@ -113,6 +113,18 @@ OPERATION_STATES = (OPERATION_PENDING, OPERATION_RUNNING, OPERATION_SUCCEEDED,
                     OPERATION_FAILED, OPERATION_SUPERSEDED)
 #: Records still to run or still running.
 OPERATION_OPEN = frozenset({OPERATION_PENDING, OPERATION_RUNNING})
+#: The cluster status each operation moves to when it starts (when accepted, or when its
+#: turn in the cluster's queue comes), and the reason shown meanwhile.
+ACCEPTED_STATUS = {
+    OP_UPDATE: (UPDATE_IN_PROGRESS, "Updating the cluster."),
+    OP_RESIZE: (UPDATE_IN_PROGRESS, "Resizing the cluster."),
+    OP_UPGRADE: (UPDATE_IN_PROGRESS, "Upgrading the cluster."),
+    OP_ROTATE_CA: (UPDATE_IN_PROGRESS, "Rotating the CA certificates."),
+    OP_DELETE: (DELETE_IN_PROGRESS, "Deleting the cluster."),
+    OP_NODEGROUP_CREATE: (UPDATE_IN_PROGRESS, "Creating a node group."),
+    OP_NODEGROUP_UPDATE: (UPDATE_IN_PROGRESS, "Updating a node group."),
+    OP_NODEGROUP_DELETE: (UPDATE_IN_PROGRESS, "Deleting a node group."),
+}
 
 
 def action_of(status: str | None) -> str | None:

@@ -7,8 +7,10 @@ from typing import Any
 from magnum_api.schemas import fields, types
 from magnum_common import context, states
 
-#: Recorded arguments the API never shows: the requester's identity and sealed token.
-HIDDEN_ARGUMENTS = frozenset({context.RECORD_CONTEXT, context.RECORD_CREDENTIALS})
+#: Recorded arguments the API never shows: the requester's identity and sealed token, and
+#: what a refused queued request puts back.
+HIDDEN_ARGUMENTS = frozenset({context.RECORD_CONTEXT, context.RECORD_CREDENTIALS,
+                              "previous_nodegroup"})
 FIELDS = ("uuid", "cluster_id", "nodegroup_id", "kind", "state", "user_id", "project_id",
           "request_id", "result_reason", "progress")
 TIMES = ("accepted_at", "started_at", "finished_at")

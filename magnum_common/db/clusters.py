@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Row
 
-from magnum_common import exception
+from magnum_common import exception, states
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api, models
 from magnum_common.db.clock import db_now
@@ -181,14 +181,18 @@ class ClusterRepository(api.Repository[models.Cluster]):
     ) -> bool:
         """Record what the API accepted, atomically with any status change it implies.
 
-        Refused (False) while another operation is still pending on the cluster or when
-        ``expected`` no longer holds, so two requests can never both be accepted.
+        Refused (False) while another operation is still pending on the cluster (on the
+        row, or as an open operation record) or when ``expected`` no longer holds, so two
+        requests can never both be accepted.
         """
         payload = {"operation": operation, "operation_args": args or {},
                    "operation_at": api.now(), **_UNTOUCHED, **(values or {})}
+        record = models.ClusterOperation
+        nothing_open = ~sa.exists().where(record.cluster_id == uuid,
+                                          record.state.in_(sorted(states.OPERATION_OPEN)))
         return self.compare_and_swap(
-            context, uuid, {"operation": None, **(expected or {})}, payload
-        )
+            context, uuid, {"operation": None, **(expected or {})}, payload,
+            extra_where=[nothing_open])
 
     def clear_operation(self, uuid: str, operation: str) -> bool:
         return self.compare_and_swap(

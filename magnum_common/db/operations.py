@@ -13,12 +13,14 @@ to (the caller looks the cluster up first, with its own scoping).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import sqlalchemy as sa
+import sqlalchemy.orm
 
 from magnum_common import exception, states
-from magnum_common.context import RequestContext
+from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api, models
 from magnum_common.utils import generate_uuid
 
@@ -114,6 +116,110 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
                  .order_by(self.model.id))
         with api.reader() as session:
             return list(session.scalars(query).all())
+
+    # --- the queue -----------------------------------------------------------------------
+    def queued_targets(self, cluster_uuid: str) -> set[str]:
+        """Node groups that queued records have moved already and whose stack work has not
+        started: the status sync leaves them as the API wrote them."""
+        query = sa.select(self.model.nodegroup_id).where(
+            self.model.cluster_id == cluster_uuid,
+            self.model.state == states.OPERATION_PENDING,
+            self.model.nodegroup_id.is_not(None))
+        with api.reader() as session:
+            return set(session.scalars(query).all())
+
+    def promote(self, cluster_uuid: str, values: dict[str, Any] | None = None,
+                expected: dict[str, Any] | None = None) -> models.ClusterOperation | None:
+        """Start the cluster's oldest queued record when nothing else is open on it.
+
+        In one transaction the record becomes the operation recorded on the cluster row (what
+        a conductor runs) and the cluster moves to its in-progress status, together with
+        ``values`` (what the caller was about to write, e.g. the status sync's final state,
+        which becomes the record's ``previous_status``). ``expected``: further conditions
+        on the cluster row (the caller's lease). A record whose gate the cluster's status no
+        longer passes is failed on the way. Returns the started record, or None.
+        """
+        context = make_admin_context()
+        with api.writer(context) as session:
+            cluster = session.scalars(sa.select(models.Cluster).where(
+                models.Cluster.uuid == cluster_uuid)).first()
+            if cluster is None or cluster.operation is not None:
+                return None
+            records = list(session.scalars(
+                sa.select(self.model).where(self.model.cluster_id == cluster_uuid,
+                                            self.model.state.in_(_OPEN))
+                .order_by(self.model.id)).all())
+            if any(r.state == states.OPERATION_RUNNING for r in records):
+                return None
+            status = (values or {}).get("status", cluster.status)
+            reason = (values or {}).get("status_reason", cluster.status_reason)
+            for record in records:
+                gate = states.OPERATION_GATES[record.kind]
+                if gate is not None and status not in gate:
+                    self._refuse(context, record, status)
+                    continue
+                in_progress, describe = states.ACCEPTED_STATUS[record.kind]
+                args = {**(record.arguments or {}), "operation_id": record.uuid,
+                        "previous_status": status, "previous_reason": reason,
+                        "previous_updated_at": cluster.updated_at.isoformat()
+                        if cluster.updated_at else None}
+                now = api.now()
+                row = models.Cluster
+                stmt = sa.update(row).where(row.uuid == cluster_uuid, row.operation.is_(None))
+                for key, value in (expected or {}).items():
+                    stmt = stmt.where(getattr(row, key) == value)
+                stmt = stmt.values({
+                    **(values or {}), "operation": record.kind, "operation_args": args,
+                    "operation_at": now, "status": in_progress, "status_reason": describe,
+                    "updated_at": now}).execution_options(synchronize_session=False)
+                if session.execute(stmt).rowcount != 1:
+                    return None
+                return record
+        return None
+
+    def _refuse(self, context: RequestContext, record: models.ClusterOperation,
+                status: str | None) -> None:
+        """A queued record that cannot run from ``status``: failed, its node group put back."""
+        from magnum_common.db.nodegroups import nodegroups
+
+        reason = (f"Refused when its turn came: the cluster was {status}, from which "
+                  f"{record.kind} cannot start.")
+        self.compare_and_swap(context, record.uuid, {"state": states.OPERATION_PENDING},
+                              {"state": states.OPERATION_FAILED, "finished_at": api.now(),
+                               "result_reason": reason})
+        previous = (record.arguments or {}).get("previous_nodegroup")
+        if record.nodegroup_id and previous is not None:
+            nodegroups.compare_and_swap(context, record.nodegroup_id, {}, previous)
+
+    def stalled(self, older_than: datetime.datetime, limit: int = 100) -> list[str]:
+        """Clusters with queued records that nothing is running or about to run (a lost
+        promotion): the reconciler starts their next record."""
+        other = sa.orm.aliased(models.ClusterOperation)
+        open_running = sa.exists().where(other.cluster_id == models.Cluster.uuid,
+                                         other.state == states.OPERATION_RUNNING)
+        query = (sa.select(sa.distinct(self.model.cluster_id))
+                 .join(models.Cluster, models.Cluster.uuid == self.model.cluster_id)
+                 .where(self.model.state == states.OPERATION_PENDING,
+                        self.model.accepted_at < older_than,
+                        models.Cluster.operation.is_(None), ~open_running)
+                 .limit(limit))
+        with api.reader() as session:
+            return list(session.scalars(query).all())
+
+    def queued_targets_of(self, cluster_uuids: list[str]) -> dict[str, set[str]]:
+        """:meth:`queued_targets` of many clusters in one query."""
+        result: dict[str, set[str]] = {}
+        if not cluster_uuids:
+            return result
+        query = sa.select(self.model.cluster_id, self.model.nodegroup_id).where(
+            self.model.cluster_id.in_(sa.bindparam("uuids", expanding=True)),
+            self.model.state == states.OPERATION_PENDING,
+            self.model.nodegroup_id.is_not(None))
+        with api.reader() as session:
+            for start in range(0, len(cluster_uuids), 500):
+                for row in session.execute(query, {"uuids": cluster_uuids[start:start + 500]}):
+                    result.setdefault(row.cluster_id, set()).add(row.nodegroup_id)
+        return result
 
 
 operations = OperationRepository()

@@ -25,6 +25,8 @@ from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
 from magnum_common import exception, outbound, states
+from magnum_common.conductor_api import ConductorAPI
+from magnum_common.context import make_admin_context
 from magnum_common.db.operations import operations as records
 from magnum_conductor.conf import operation_timeout
 from magnum_conductor.engine import lifecycle, notifications
@@ -153,14 +155,32 @@ def _handed_over(job: Job, record_uuid: str | None) -> None:
     if states.is_in_progress(cluster.status):
         records.note(record_uuid, cluster.status_reason or "")
     else:
-        records.finish(record_uuid, states.OPERATION_SUCCEEDED, cluster.status_reason)
+        _outcome(job, states.OPERATION_SUCCEEDED, cluster.status_reason,
+                 {"operation_id": record_uuid})
 
 
 def _outcome(job: Job, state: str, reason: str | None,
              args: dict[str, Any] | None = None) -> None:
+    """The handler's verdict on the record (the row's operation is cleared already), and
+    the cluster's next queued record starts."""
     record_uuid = (args if args is not None else job.args).get("operation_id")
     if record_uuid:
         records.finish(record_uuid, state, reason)
+    advance(job.uuid, job.lease.owner)
+
+
+def advance(cluster_uuid: str, owner: str | None = None,
+            values: dict[str, Any] | None = None) -> Any:
+    """Start the cluster's next queued record if nothing is open on it any more: it is
+    recorded on the row (with ``values``, under ``owner``'s lease when given) and cast to
+    any conductor. Returns the record, or None."""
+    record = records.promote(cluster_uuid, values,
+                             {"lock_owner": owner} if owner is not None else None)
+    if record is not None:
+        LOG.info("Starting queued %s %s of cluster %s", record.kind, record.uuid,
+                 cluster_uuid)
+        ConductorAPI().cast_recorded(make_admin_context(), record.kind, cluster_uuid)
+    return record
 
 
 def settle(cluster_uuid: str, status: str, reason: str | None) -> None:

@@ -19,7 +19,9 @@ from oslo_log import log as logging
 
 from magnum_common.db import api as db_api
 from magnum_common.db.clusters import clusters
+from magnum_common.db.operations import operations as records
 from magnum_conductor.conf import CONF
+from magnum_conductor.engine import operations
 from magnum_conductor.engine.executor import Executor
 
 LOG = logging.getLogger(__name__)
@@ -48,6 +50,10 @@ class Reconciler:
                      row.uuid, row.operation_at, row.lock_owner or "free")
             self._pool.submit(self._replay, row.uuid)
             submitted.append(row.uuid)
+        for cluster_uuid in records.stalled(older_than):
+            if operations.advance(cluster_uuid) is not None:
+                LOG.info("Started the next queued operation of cluster %s", cluster_uuid)
+                submitted.append(cluster_uuid)
         return submitted
 
     def _replay(self, cluster_uuid: str) -> None:

@@ -26,6 +26,7 @@ from oslo_log import log as logging
 from magnum_common import states
 from magnum_common.db import api as db_api
 from magnum_common.db import models
+from magnum_common.db.operations import operations as records
 from magnum_common.db.services import is_up, magnum_services
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver, StackPoll, StackState
@@ -159,6 +160,7 @@ class StatusSync:
         stats.polled = len(mine)
         stats.polled_uuids = [c.uuid for c in mine]
         groups_of = _nodegroups_of([c.uuid for c in mine])
+        queued = records.queued_targets_of([c.uuid for c in mine])
         stacks, unknown = self._fetch(mine, groups_of, stats)
         for cluster in mine:
             if cluster.uuid in unknown:
@@ -167,7 +169,8 @@ class StatusSync:
                     SETTLE_SECONDS:
                 continue
             try:
-                if self._check(cluster, groups_of.get(cluster.uuid, []), stacks, now):
+                if self._check(cluster, groups_of.get(cluster.uuid, []), stacks, now,
+                               queued.get(cluster.uuid, set())):
                     stats.changed += 1
             except Exception:
                 stats.errors += 1
@@ -234,8 +237,11 @@ class StatusSync:
 
     # --- one cluster ---------------------------------------------------------------------
     def _check(self, cluster: Any, groups: list[Any], stacks: dict[str, StackState],
-               now: datetime.datetime) -> bool:
-        """Write the cluster's new state if its stacks changed; True if something was written."""
+               now: datetime.datetime, queued: frozenset[str] | set[str] = frozenset()
+               ) -> bool:
+        """Write the cluster's new state if its stacks changed; True if something was written.
+        Node groups that queued requests moved (``queued``) are left to the queue."""
+        groups = [ng for ng in groups if ng.uuid not in queued]
         states_now = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in groups]
         status, reason = cluster_state(cluster.status, states_now)
         changed = status != cluster.status or any(
@@ -286,6 +292,7 @@ class StatusSync:
             return False
         lifecycle.stack_verdict(job, failed, reason)
         operations.settle(job.uuid, failed, reason)
+        operations.advance(job.uuid, job.lease.owner)
         notifications.emit(None, notifications.action_for_status(failed),
                            notifications.FAILURE, job.cluster, job.nodegroups())
         return True
@@ -294,7 +301,8 @@ class StatusSync:
         if not seen.still(job.cluster):
             return False  # an operation started since we looked: our snapshot is stale
         observed = seen.status
-        ngs = job.nodegroups()
+        queued = records.queued_targets(job.uuid)
+        ngs = [ng for ng in job.nodegroups() if ng.uuid not in queued]
         groups = [nodegroup_state(ng, stacks.get(ng.stack_id or "")) for ng in ngs]
         unlisted = sorted({ng.stack_id for group, ng in zip(groups, ngs, strict=True)
                            if group.status == states.DELETE_COMPLETE and ng.stack_id
@@ -346,6 +354,8 @@ class StatusSync:
             return False
         if status and not states.is_in_progress(status):
             operations.settle(job.uuid, status, reason)
+            if operations.advance(job.uuid, job.lease.owner) is not None:
+                job.reload()  # the next queued operation holds the row now
         if status and not states.is_in_progress(status) and status != observed:
             lifecycle.stack_verdict(job, status, reason)
             outcome = (notifications.FAILURE if status.endswith("_FAILED")

@@ -18,8 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import oslo_messaging as messaging
 
-from magnum_common import exception, rpc
+from magnum_common import exception, rpc, states
 from magnum_common.db.clusters import clusters
+from magnum_common.db.operations import operations
 from magnum_common.drivers import base as driver_base
 
 IMAGE_ID = "6b2a0e9c-6f5e-4b53-9a1e-9a7f6a1c0001"
@@ -197,7 +198,10 @@ class RpcRecorder:
             row = clusters.get_by_uuid(None, uuid_)
             entry["operation"], entry["operation_args"] = row.operation, row.operation_args
             if self.clear_operations and row.operation:
-                clusters.clear_operation(uuid_, row.operation)
+                clusters.clear_operation(uuid_, row.operation)  # done, as a conductor would
+                if row.operation_args.get("operation_id"):
+                    operations.finish(row.operation_args["operation_id"],
+                                      states.OPERATION_SUCCEEDED)
         with self._cond:
             self.calls.append(entry)
             self._cond.notify_all()

@@ -32,10 +32,13 @@ def create(api, tpl, expect=202, version="latest", project=PROJECT, role="member
 
 
 def complete(uuid, status=states.CREATE_COMPLETE):
-    """What a conductor would have done by now (after the recorder took the cast)."""
+    """What a conductor would have done by now (after the recorder took the cast): the
+    operation ran and its record is finished."""
     deadline = time.monotonic() + 10
     while clusters.get_by_uuid(None, uuid).operation and time.monotonic() < deadline:
         time.sleep(0.02)
+    for record in operations.open_of(uuid):
+        operations.finish(record.uuid, states.OPERATION_SUCCEEDED)
     clusters.update(None, uuid, {"status": status, "stack_id": "stack-" + uuid[:8],
                                  "api_address": "https://127.0.0.5:6443"})
 
@@ -178,12 +181,17 @@ def test_patch_node_count_health_and_refusals(api, recorder):
     api.patch_json(url, [], headers=headers("reader"), status=403)
 
 
-def test_pending_operation_refuses_second_request(api, recorder):
+def test_request_contradicting_an_open_operation_is_409(api, recorder):
     recorder.clear_operations = False
-    uuid = create(api, template(api)).json["uuid"]
+    resp = create(api, template(api))
+    uuid, record = resp.json["uuid"], resp.headers[OPERATION_HEADER]
     recorder.wait_for("cluster_create")
-    resp = api.delete(f"/v1/clusters/{uuid}", headers=headers(), status=400)
-    assert "already has an operation in progress" in resp.json["errors"][0]["detail"]
+    resp = api.post_json(f"/v1/clusters/{uuid}/actions/resize", {"node_count": 2},
+                         headers=headers(), status=409)
+    error = resp.json["errors"][0]
+    assert error["code"] == "client" and error["status"] == 409
+    assert f"contradicts operation {record} (cluster_create, pending)" in error["detail"]
+    assert [r.uuid for r in operations.open_of(uuid)] == [record]
 
 
 def test_delete(api, recorder):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 
@@ -16,6 +17,7 @@ from magnum_common.context import RequestContext
 from magnum_common.db import api as db_api
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
 from magnum_common.db.services import magnum_services
 from magnum_conductor.conf import BINARY
 from magnum_conductor.engine.executor import Executor
@@ -355,3 +357,48 @@ def test_sync_refuses_a_write_from_before_a_newer_operation(conductor_options, d
     assert (row.status, row.operation) == (states.UPDATE_IN_PROGRESS, None)
     assert not sync._check(stale[0], groups, stacks, db_api.server_now())
     assert clusters.get_by_uuid(None, cluster.uuid).status == states.UPDATE_IN_PROGRESS
+
+
+def _settled(cluster_uuid):
+    """The cluster finished everything asked of it: no open record, status complete."""
+    row = clusters.get_by_uuid(None, cluster_uuid)
+    return (not operations.open_of(cluster_uuid) and row.operation is None
+            and not states.is_in_progress(row.status) and row)
+
+
+def test_parallel_requests_queue_and_all_succeed(conductor, standin):
+    """terraform's three parallel node-group creates, then a resize right after a
+    node-group PATCH: every request is accepted and runs, in order, to the end."""
+    standin.control(create_seconds=0.3, update_seconds=0.3)
+    ctx, cluster = _create()
+    _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    api = ConductorAPI()
+    groups = [{"uuid": str(uuid.uuid4()), "name": f"ng{i}", "cluster_id": cluster.uuid,
+               "project_id": ctx.project_id, "node_count": 1, "role": "worker",
+               "is_default": False} for i in range(3)]
+    threads = [threading.Thread(target=api.nodegroup_create, args=(ctx, cluster.uuid, g))
+               for g in groups]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    row = support.wait_for(lambda: _settled(cluster.uuid), timeout=90, what="creates done")
+    assert row.status == states.UPDATE_COMPLETE
+    assert {ng.name: ng.status for ng in nodegroups.list(None, {"cluster_id": cluster.uuid})
+            if not ng.is_default} == {f"ng{i}": states.CREATE_COMPLETE for i in range(3)}
+    assert len(standin.state()["stacks"]) == 4
+    creates = [r for r in operations.list_in_cluster(None, cluster.uuid)
+               if r.kind == states.OP_NODEGROUP_CREATE]
+    assert [r.state for r in creates] == [states.OPERATION_SUCCEEDED] * 3
+
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    patch = api.nodegroup_update(ctx, cluster.uuid, worker.uuid, {
+        "min_node_count": 0, "max_node_count": None, "node_labels": {"tier": "web"},
+        "node_taints": []})
+    resize = api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid)
+    support.wait_for(lambda: _settled(cluster.uuid), timeout=90, what="resize done")
+    assert [operations.get_in_cluster(None, cluster.uuid, r).state
+            for r in (patch, resize)] == [states.OPERATION_SUCCEEDED] * 2
+    worker = nodegroups.get_by_uuid(None, worker.uuid)
+    assert (worker.node_count, worker.node_labels) == (3, {"tier": "web"})
+    assert standin.stacks_named(cluster.name)[0]["parameters"]["number_of_minions"] == "3"

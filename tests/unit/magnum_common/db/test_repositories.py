@@ -12,6 +12,7 @@ from magnum_common.db import api
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
 from magnum_common.db.quotas import quotas
 from magnum_common.db.services import is_up, magnum_services
 
@@ -104,6 +105,10 @@ def test_one_pending_operation_at_a_time_and_recovery_query(db_any):
     cluster = _cluster(ALICE)
     assert not clusters.record_operation(ALICE, cluster.uuid, states.OP_DELETE)
     assert clusters.clear_operation(cluster.uuid, states.OP_CREATE)
+    # the create's record is open until its outcome is written
+    assert not clusters.record_operation(ALICE, cluster.uuid, states.OP_DELETE)
+    assert operations.finish(cluster.operation_args["operation_id"],
+                             states.OPERATION_SUCCEEDED)
     assert clusters.record_operation(ALICE, cluster.uuid, states.OP_DELETE, {"x": 1},
                                      {"status": states.DELETE_IN_PROGRESS})
     assert not clusters.record_operation(ALICE, cluster.uuid, states.OP_UPDATE)
@@ -154,3 +159,31 @@ def test_quota_and_service_heartbeat(db_any):
     assert (first.report_count, second.report_count) == (1, 2)
     assert is_up(second)
     assert not is_up(second, now=api.now() + datetime.timedelta(seconds=3600))
+
+
+def test_queue_promotes_the_oldest_and_fails_what_cannot_start(db_any):
+    """A queue nobody moved on is found (the reconciler's query) and started in order; a
+    record whose gate the cluster's status fails is failed and its node group put back."""
+    cluster = _cluster(ALICE)
+    clusters.clear_operation(cluster.uuid, states.OP_CREATE)
+    operations.finish(cluster.operation_args["operation_id"], states.OPERATION_SUCCEEDED)
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.UPDATE_FAILED})
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    upgrade = operations.add(ALICE, cluster.uuid, states.OP_UPGRADE,
+                             {"previous_nodegroup": {"status": "CREATE_COMPLETE"}},
+                             worker.uuid)
+    nodegroups.compare_and_swap(None, worker.uuid, {}, {"status": states.UPDATE_IN_PROGRESS})
+    resize = operations.add(ALICE, cluster.uuid, states.OP_RESIZE, {"node_count": 3},
+                            worker.uuid)
+    later = api.now() + datetime.timedelta(seconds=1)
+    assert operations.stalled(later) == [cluster.uuid]
+    assert operations.queued_targets(cluster.uuid) == {worker.uuid}
+    assert operations.promote(cluster.uuid).uuid == resize.uuid
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert (row.operation, row.status) == (states.OP_RESIZE, states.UPDATE_IN_PROGRESS)
+    assert row.operation_args["previous_status"] == states.UPDATE_FAILED
+    refused = operations.get_in_cluster(None, cluster.uuid, upgrade.uuid)
+    assert refused.state == states.OPERATION_FAILED and "UPDATE_FAILED" in \
+        refused.result_reason
+    assert nodegroups.get_by_uuid(None, worker.uuid).status == "CREATE_COMPLETE"
+    assert operations.stalled(later) == [] and operations.promote(cluster.uuid) is None
