@@ -1,0 +1,179 @@
+"""Schemathesis against the running API (gunicorn, MariaDB, RabbitMQ): every operation of
+the OpenAPI document the API serves, with valid and invalid data, then stateful runs that
+follow the document's links (templates -> clusters -> node groups, certificates,
+federations, quotas).
+
+Asserted for every answer: no 5xx; status code, content type, headers and body as the
+document says; invalid data refused; and a rejected request (4xx) changed no row of any
+table (``updated_at`` included) and sent nothing to the conductor (``fuzz_hooks``). The
+run is bounded by examples per operation and derandomised, so CI time is stable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import urllib.parse
+import uuid
+
+import pytest
+import requests
+
+from magnum_common.db import migration
+from tests import conftest as root_conftest
+from tests.functional.api import support
+from tests.functional.tooling.test_api_server import magnum_api
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
+TRANSPORT = "rabbit://guest:guest@127.0.0.1:5672/"
+PROJECT = "project-fuzz"
+IDENTITY = {"X-User-Id": "fuzzer", "X-Project-Id": PROJECT, "X-Roles": "admin,member,reader"}
+#: Examples per operation and phase; stateful scenarios.
+MAX_EXAMPLES = int(os.environ.get("MAGNUM_FUZZ_EXAMPLES", 5))
+#: Checks that do not apply: an operation answering 2xx to every valid input cannot hold
+#: for ids that name nothing; noauth has no authentication to ignore.
+EXCLUDED_CHECKS = ("positive_data_acceptance", "ignored_auth")
+
+
+class EverythingExists(support.StubCloud):
+    """Glance, Nova, Neutron and Keystone where every name asked for exists (a
+    fedora-coreos image, a flavor with a disk, a keypair, an external network, a project),
+    so the generated bodies that the schemas accept go on to create resources."""
+
+    def answer(self, path: str, query: dict) -> tuple[int, dict]:
+        parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/")]
+        service, rest = parts[0], parts[1:]
+        if service == "image" and rest[:2] == ["v2", "images"]:
+            ident = rest[2] if len(rest) == 3 else query.get("name", "")
+            image = {"id": ident, "name": ident, "os_distro": "fedora-coreos",
+                     "status": "active"}
+            return (200, image) if len(rest) == 3 else (200, {"images": [image]})
+        if service == "compute" and rest[:1] == ["flavors"] and len(rest) == 2:
+            if rest[1] == "detail":
+                return 200, {"flavors": []}
+            return 200, {"flavor": {"id": rest[1], "name": rest[1], "disk": 20}}
+        if service == "compute" and rest[:1] == ["os-keypairs"]:
+            return 200, {"keypair": {"name": rest[-1]}}
+        if service == "network" and rest[:1] == ["v2.0"] and len(rest) == 2:
+            ident = query.get("name") or query.get("id") or ""
+            return 200, {rest[1]: [{"id": ident, "name": ident, "router:external": True}]}
+        if service == "identity" and rest[:2] == ["v3", "projects"]:
+            return 200, {"project": {"id": rest[-1]}}
+        return 404, {}
+
+
+@pytest.fixture(scope="module")
+def mariadb():
+    name = f"magnum_fuzz_{root_conftest.WORKER}_{os.getpid()}"
+    url = root_conftest._server_database(root_conftest.MYSQL_SERVER, name)
+    root_conftest._use(url)
+    migration.upgrade()
+    yield url
+    root_conftest._drop_database(root_conftest.MYSQL_SERVER, name)
+
+
+def _without_security(document: dict) -> None:
+    """The served document as a noauth deployment answers: no token is asked for."""
+    document["components"].pop("securitySchemes")
+    for item in document["paths"].values():
+        for spec in item.values():
+            spec.pop("security", None)
+            spec["responses"].pop("401", None)
+
+
+def _run(tmp: pathlib.Path, url: str, cloud: support.StubCloud, headers: dict[str, str],
+         auth: str = "noauth", extra: str = "", options: tuple[str, ...] = ()
+         ) -> tuple[subprocess.CompletedProcess, dict, dict]:
+    """Schemathesis against a magnum-api started for it; (its result, the hooks' stats,
+    the document as tested)."""
+    topic = f"magnum-fuzz-{uuid.uuid4().hex[:12]}"
+    overrides = "".join(f"{k} = {v}\n" for k, v in cloud.overrides().items())
+    config = f"{overrides}\n[conductor]\ntopic = {topic}\n{extra}"
+    stats = tmp / f"stats-{topic}.json"
+    with magnum_api(tmp, url, extra=config, auth=auth) as (base, log):
+        env = {**os.environ, "MAGNUM_FUZZ_DB": url, "MAGNUM_FUZZ_TOPIC": topic,
+               "MAGNUM_FUZZ_TRANSPORT": TRANSPORT, "MAGNUM_FUZZ_STATS": str(stats),
+               "SCHEMATHESIS_HOOKS": "tests.functional.api.fuzz_hooks",
+               "PYTHONPATH": str(ROOT)}
+        document = requests.get(f"{base}/v1/openapi.json", timeout=30).json()
+        if auth == "noauth":
+            _without_security(document)
+        schema = tmp / f"openapi-{topic}.json"
+        schema.write_text(json.dumps(document))
+        command = [str(SCHEMATHESIS), "run", str(schema), "--url", base, "--workers", "1",
+                   "--max-examples", str(MAX_EXAMPLES), "--seed", "13",
+                   "--exclude-checks", ",".join(
+                       EXCLUDED_CHECKS if auth == "noauth" else EXCLUDED_CHECKS[:1]),
+                   "--no-color", *options,
+                   "--suppress-health-check", "all", "--request-timeout", "30",
+                   *[arg for k, v in headers.items() for arg in ("-H", f"{k}: {v}")]]
+        result = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True,
+                                timeout=900)
+    return result, json.loads(stats.read_text()) if stats.exists() else {}, document
+
+
+def _phases(*names: str) -> list[str]:
+    return ["--phases", ",".join(names)]
+
+
+def test_schemathesis_noauth(mariadb, tmp_path):
+    cloud = EverythingExists()
+    try:
+        result, stats, document = _run(tmp_path, mariadb, cloud, IDENTITY)
+    finally:
+        cloud.stop()
+    (tmp_path / "report.txt").write_text(result.stdout + result.stderr)
+    report = result.stdout[-20000:] + result.stderr[-5000:]
+    assert result.returncode == 0, report
+    assert not stats["late_casts"], stats["late_casts"]
+    # Every operation was exercised, resources were created, and most answers were
+    # refusals that the state check compared.
+    operations = stats["operations"]
+    assert stats["requests"] > 2000 and stats["rejected"] > 1000, report
+    tested = {op.rsplit(" ", 1)[0] for op in operations}
+    declared = {f"{m.upper()} {p}" for p, item in document["paths"].items() for m in item}
+    assert declared <= tested, sorted(declared - tested)
+    created = {op.rsplit(" ", 1)[0] for op, n in operations.items()
+               if op.startswith("POST") and op.split()[-1] in ("201", "202")}
+    assert {"POST /v1/clustertemplates", "POST /v1/quotas"} <= created, operations
+
+
+def _localcloud() -> pathlib.Path:
+    state = pathlib.Path(os.environ.get("MAGNUM_LOCALCLOUD_DIR", ROOT / ".localcloud"))
+    if not (state / "clouds.yaml").exists():
+        pytest.fail(f"the local cloud is not up (no {state}/clouds.yaml): tools/localcloud up",
+                    pytrace=False)
+    return state
+
+
+def test_schemathesis_keystone(mariadb, tmp_path):
+    """The document as served, security included, behind the local cloud's real Keystone:
+    the same checks, ``ignored_auth`` included (a request without a valid token is 401)."""
+    import configparser
+
+    import yaml
+    from keystoneauth1 import loading, session
+
+    state = _localcloud()
+    cloud_conf = configparser.ConfigParser(interpolation=None)
+    cloud_conf.read(state / "magnum-localcloud.conf")
+    authtoken = "[keystone_authtoken]\n" + "".join(
+        f"{k} = {v}\n" for k, v in cloud_conf["keystone_authtoken"].items())
+    admin = yaml.safe_load((state / "clouds.yaml").read_text())["clouds"]["localcloud-admin"]
+    auth = loading.get_plugin_loader("password").load_from_options(**admin["auth"])
+    token = session.Session(auth=auth).get_token()
+    cloud = EverythingExists()
+    try:
+        result, stats, document = _run(
+            tmp_path, mariadb, cloud, {"X-Auth-Token": token}, auth="keystone",
+            extra=authtoken, options=_phases("fuzzing", "stateful"))
+    finally:
+        cloud.stop()
+    (tmp_path / "report.txt").write_text(result.stdout + result.stderr)
+    assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
+    assert not stats["late_casts"], stats["late_casts"]
+    assert stats["requests"] > 150, stats["statuses"]
