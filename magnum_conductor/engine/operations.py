@@ -169,13 +169,12 @@ def _outcome(job: Job, state: str, reason: str | None,
     advance(job.uuid, job.lease.owner)
 
 
-def advance(cluster_uuid: str, owner: str | None = None,
-            values: dict[str, Any] | None = None) -> Any:
+def advance(cluster_uuid: str, owner: str | None = None) -> Any:
     """Start the cluster's next queued record if nothing is open on it any more: it is
-    recorded on the row (with ``values``, under ``owner``'s lease when given) and cast to
-    any conductor. Returns the record, or None."""
-    record = records.promote(cluster_uuid, values,
-                             {"lock_owner": owner} if owner is not None else None)
+    recorded on the row (under ``owner``'s lease when given) and cast to any conductor.
+    Returns the record, or None."""
+    record = records.promote(cluster_uuid,
+                             expected={"lock_owner": owner} if owner is not None else None)
     if record is not None:
         LOG.info("Starting queued %s %s of cluster %s", record.kind, record.uuid,
                  cluster_uuid)
