@@ -41,6 +41,9 @@ class Job:
         self.lease = lease
         self.cluster = cluster
         self.context = context or requester_context(cluster)
+        #: Stack requests earlier runs of this operation recorded as sent.
+        self._sent_before = frozenset((cluster.operation_args or {}).get("stack_requests")
+                                      or ())
         self._template: models.ClusterTemplate | None = None
         self._driver: Driver | None = None
         self._resources: Resources | None = None
@@ -72,9 +75,17 @@ class Job:
             self._resources = Resources(self.context, self.cluster, prefer_requester=creating)
         return self._resources
 
-    def sent_already(self, exc: Exception) -> bool:
-        """A resumed send the driver answers ``StackBusy``: the first attempt got through."""
-        return self.args.get("phase") == "started" and isinstance(exc, exception.StackBusy)
+    def sent_already(self, exc: Exception, request: str) -> bool:
+        """The driver answers ``StackBusy`` to a request an earlier run recorded as being
+        sent: that first attempt got through. A 409 to a request never sent before is
+        another change's (issue 12, point 4)."""
+        return isinstance(exc, exception.StackBusy) and request in self._sent_before
+
+    def record_stack_request(self, request: str) -> None:
+        """Record on the operation, before sending, that ``request`` is being sent."""
+        sent = list(self.args.get("stack_requests") or [])
+        if request not in sent:
+            self.save(operation_args={**self.args, "stack_requests": [*sent, request]})
 
     def nodegroups(self) -> list[models.NodeGroup]:
         return nodegroups.list(None, {"cluster_id": self.uuid})

@@ -104,13 +104,16 @@ def authenticate(job: Any, nodegroup: str | None = None) -> None:
 
 @contextlib.contextmanager
 def stack_request(job: Any, name: str, nodegroup: str | None = None) -> Iterator[Step]:
-    """A step that sends a stack request. A resumed send Heat answers busy got through the
-    first time (``Job.sent_already``): the step ends ``sent-already``, not failed."""
+    """A step that sends a stack request, recorded on the operation before it is sent.
+    Heat answering busy counts as "our earlier send got through" only when an earlier run
+    recorded this request (``Job.sent_already``): the step then ends ``sent-already``;
+    otherwise the stack is busy with someone else's change and the step fails."""
+    job.record_stack_request(name)
     with step(job, name, nodegroup) as current:
         try:
             yield current
         except Exception as exc:
-            if not job.sent_already(exc):
+            if not job.sent_already(exc, name):
                 raise
             current.outcome = "sent-already"
 
