@@ -285,6 +285,7 @@ def test_terraform_parallel_nodegroups_resize_after_patch_and_delete_during_crea
                           headers=tf_headers()).json["uuid"]
     assert api.get(f"/v1/clusters/{other}", headers=tf_headers()).json["status"] == \
         states.CREATE_IN_PROGRESS
+    recorder.wait_for("cluster_create", count=2)  # a conductor has taken the create
     resp = api.delete(f"/v1/clusters/{other}", headers=tf_headers())
     assert resp.status_int in (202, 204)
     assert api.get(f"/v1/clusters/{other}", headers=tf_headers()).json["status"] == \
