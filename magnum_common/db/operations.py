@@ -197,7 +197,7 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
         other = sa.orm.aliased(models.ClusterOperation)
         open_running = sa.exists().where(other.cluster_id == models.Cluster.uuid,
                                          other.state == states.OPERATION_RUNNING)
-        query = (sa.select(sa.distinct(self.model.cluster_id))
+        query = (sa.select(self.model.cluster_id).distinct()
                  .join(models.Cluster, models.Cluster.uuid == self.model.cluster_id)
                  .where(self.model.state == states.OPERATION_PENDING,
                         self.model.accepted_at < older_than,

@@ -8,6 +8,7 @@ the rows and the broker saw nothing; what real clients send is accepted as befor
 from __future__ import annotations
 
 import pytest
+from oslo_config import cfg
 
 from drivers.k8s_fedora_coreos_v1.driver import Driver
 from magnum_common.db.cluster_templates import cluster_templates
@@ -158,7 +159,15 @@ def test_template_patch_checks_the_fields_it_changes(api, recorder):
     assert row.http_proxy is None and row.labels == {"kube_tag": "v1.31.4"}
 
 
-def test_what_real_clients_send_is_accepted(api, recorder):
+@pytest.fixture
+def nodes_hold_the_trust():
+    """A deployment that gives nodes the trust (the cloud provider and CSI labels need it)."""
+    cfg.CONF.set_override("cluster_user_trust", True, "trust")
+    yield
+    cfg.CONF.clear_override("cluster_user_trust", "trust")
+
+
+def test_what_real_clients_send_is_accepted(api, recorder, nodes_hold_the_trust):
     # openstack coe cluster template create --labels ... (every value a string) with
     # proxies; terraform's labels map; Horizon's launch form (autoscaling, auto healing,
     # floating IP on the API load balancer); Ansible's integer label values.

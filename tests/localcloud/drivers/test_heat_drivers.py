@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import itertools
+import os
 import urllib.parse
 
 import pytest
@@ -19,6 +20,10 @@ from magnum_common.drivers import registry
 from tests.unit.drivers import support
 
 DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
+#: Whose whole stack life runs: in CI the recommended driver (every driver's templates are
+#: validated by Heat above, and their renderings by the unit tier);
+#: ``MAGNUM_E2E_DRIVERS=k8s_fedora_coreos_v1,k8s_ubuntu_v1,k8s_fedora_atomic_v1`` runs all.
+LIFE_DRIVERS = os.environ.get("MAGNUM_E2E_DRIVERS", DRIVERS[0]).split(",")
 SHAPES = sorted({parameters.Features(existing_network=e, master_lb=lb, floating_ip=fip,
                                      lb_floating_ip=lb and fip, etcd_volume=etcd,
                                      master_docker_volume=vol, worker_docker_volume=vol,
@@ -94,7 +99,7 @@ def _servers(heat, stack_id: str) -> dict[str, str]:
             if r.resource_type == "OS::Nova::Server" and r.physical_resource_id}
 
 
-@pytest.mark.parametrize("driver_name", DRIVERS)
+@pytest.mark.parametrize("driver_name", LIFE_DRIVERS)
 def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
         driver_name, resources, cleanup, heat_helpers):
     heat = resources.heat()
