@@ -148,37 +148,36 @@ class FullCloud(Cloud):
             return
         log("nova-compute is not running: resetting the Nova and Placement databases "
             "(the fake compute node cannot come back; its servers are gone)")
-        for svc in ("nova-api", "nova-conductor", "nova-scheduler", "placement"):
+        self._start_afresh(("nova-api", "nova-conductor", "nova-scheduler", "placement"),
+                           NOVA_DBS + ("placement",))
+        infra.delete_vhost("localcloud_nova")
+
+    def _start_afresh(self, services, databases):
+        """Stop ``services``, drop ``databases`` and forget they were synced, so the next
+        sync builds them anew; Nova's instance files go too."""
+        for svc in services:
             procs.stop(self.layout, svc)
-        for svc in NOVA_DBS + ("placement",):
+        for svc in databases:
             infra.drop_database(DB_PREFIX + svc)
             try:
                 os.remove(self.layout.marker("dbsync-" + svc))
             except OSError:
                 pass
         shutil.rmtree(os.path.join(self.layout.data, "nova"), ignore_errors=True)
-        infra.delete_vhost("localcloud_nova")
 
     def reset_for_address_plan(self):
-        """Databases made under an earlier address plan (e.g. 172.24.4.0/24 for `public`)
-        hold addresses outside this machine: start Neutron, Octavia, Heat and Nova afresh."""
+        """Databases made under an earlier address plan (before every subnet moved into
+        127.0.0.0/8) hold addresses outside this machine: start Neutron, Octavia, Heat and
+        Nova afresh."""
         marker = self.layout.marker("address-plan")
         if os.path.exists(marker) and open(marker).read().strip() == ADDRESS_PLAN:
             return
         if os.path.exists(self.layout.marker("dbsync-neutron")):
             log("the full tier's databases predate address plan %s: resetting Neutron, "
                 "Octavia, Heat (full) and Nova" % ADDRESS_PLAN)
-            for svc in ("nova-compute", "nova-api", "nova-conductor", "nova-scheduler",
-                        "placement", "neutron", "octavia-api", "octavia-worker",
-                        "heat-api", "heat-engine"):
-                procs.stop(self.layout, svc)
-            for svc in PLAN_DATABASES:
-                infra.drop_database(DB_PREFIX + svc)
-                try:
-                    os.remove(self.layout.marker("dbsync-" + svc))
-                except OSError:
-                    pass
-            shutil.rmtree(os.path.join(self.layout.data, "nova"), ignore_errors=True)
+            self._start_afresh(("nova-compute", "nova-api", "nova-conductor",
+                                "nova-scheduler", "placement", "neutron", "octavia-api",
+                                "octavia-worker", "heat-api", "heat-engine"), PLAN_DATABASES)
         with open(marker, "w") as f:
             f.write(ADDRESS_PLAN + "\n")
 

@@ -16,10 +16,9 @@ from tests.functional.api.test_api_clusters import complete, create, template
 ANY_BODY = ("NaN", "-Infinity", "1", "true", "[]", "null", '["op"]', '"x"')
 
 
-@pytest.fixture
-def world(api_any, recorder):
-    """A template, a complete cluster with an extra node group, a quota, a federation."""
-    api = api_any
+def make_world(api, recorder) -> dict:
+    """A template, a complete cluster with an extra node group, a federation; the
+    recorder emptied, so a test sees only the casts its own requests make."""
     tpl = template(api)
     cluster = create(api, tpl, name="c1").json["uuid"]
     recorder.wait_for("cluster_create")
@@ -28,14 +27,20 @@ def world(api_any, recorder):
                   status=202)
     recorder.wait_for("nodegroup_create")
     complete(cluster)
-    api.post_json("/v1/quotas", {"project_id": "project-a", "hard_limit": 5},
-                  headers=headers("admin"), status=201)
     fed = api.post_json("/v1/federations", {"hostcluster_id": cluster,
                                             "properties": {"dns-zone": "z."}},
                         headers=headers("admin"), status=202).json["uuid"]
     recorder.reset()
     return {"api": api, "tpl": tpl["uuid"], "cluster": cluster, "fed": fed,
             "recorder": recorder}
+
+
+@pytest.fixture
+def world(api_any, recorder):
+    """:func:`make_world` and a quota, on every backend."""
+    api_any.post_json("/v1/quotas", {"project_id": "project-a", "hard_limit": 5},
+                      headers=headers("admin"), status=201)
+    return make_world(api_any, recorder)
 
 
 def bad_requests(w) -> list[tuple]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from tests.functional.api.conftest import headers
-from tests.functional.api.test_api_bad_input import snapshot
-from tests.functional.api.test_api_clusters import complete, create, template
+from tests.functional.api.test_api_bad_input import make_world, snapshot
+from tests.functional.api.test_api_clusters import complete
 
 UUID = "0d6e4e8c-1f4e-4b8a-9a57-111111111111"
 FED_PROPS = {"properties": {"dns-zone": "z."}}
@@ -25,13 +25,13 @@ CREATE = {
     "cluster": {**COMMON, "status": "CREATE_COMPLETE", "status_reason": "r",
                 "health_status": "HEALTHY", "health_status_reason": {"a": "b"},
                 "coe_version": "v1", "container_version": "1", "stack_id": "s",
-                "cluster_id": "s", "api_address": "https://10.0.0.9:6443",
-                "master_addresses": ["10.0.0.9"], "node_addresses": ["10.0.0.8"],
+                "cluster_id": "s", "api_address": "https://127.10.0.9:6443",
+                "master_addresses": ["127.10.0.9"], "node_addresses": ["127.10.0.8"],
                 "project_id": "project-b", "user_id": "u", "labels_overridden": {},
                 "labels_added": {}, "labels_skipped": {}, "faults": {}},
     "nodegroup": {**COMMON, "id": 7, "cluster_id": UUID, "project_id": "project-b",
                   "is_default": True, "status": "CREATE_COMPLETE", "status_reason": "r",
-                  "stack_id": "s", "version": "1", "node_addresses": ["10.0.0.8"],
+                  "stack_id": "s", "version": "1", "node_addresses": ["127.10.0.8"],
                   "labels_overridden": {}, "labels_added": {}, "labels_skipped": {}},
     "federation": {**COMMON, "status": "CREATE_COMPLETE", "status_reason": "r",
                    "project_id": "project-b"},
@@ -58,19 +58,7 @@ PATCH = {
 
 @pytest.fixture
 def world(api, recorder):
-    tpl = template(api)
-    cluster = create(api, tpl, name="c1").json["uuid"]
-    recorder.wait_for("cluster_create")
-    complete(cluster)
-    api.post_json(f"/v1/clusters/{cluster}/nodegroups", {"name": "ng1"}, headers=headers(),
-                  status=202)
-    recorder.wait_for("nodegroup_create")
-    complete(cluster)
-    fed = api.post_json("/v1/federations", {"hostcluster_id": cluster, **FED_PROPS},
-                        headers=headers("admin"), status=202).json["uuid"]
-    recorder.reset()
-    return {"api": api, "tpl": tpl["uuid"], "cluster": cluster, "fed": fed,
-            "recorder": recorder}
+    return make_world(api, recorder)
 
 
 def _create(w, resource: str, extra: dict):

@@ -85,7 +85,7 @@ def _bootstrap_env(user_data: str) -> str:
 def _kubelet_flags(tmp_path, blob: str) -> list[str]:
     """The kubelet's command line on a node booted with ``blob``."""
     files = node_harness.write_settings(tmp_path, blob, {"NODE_NAME": "n-0",
-                                                         "NODE_IP": "10.0.0.9"})
+                                                         "NODE_IP": "127.10.0.9"})
     env_text, unit = node_harness.sections(tmp_path, files, "60-kubelet.sh", "kubelet_env",
                                            "kubelet_unit")
     exec_start = dict((k, v) for _, k, v in systemd_model.parse_unit(unit))["ExecStart"]
