@@ -132,6 +132,7 @@ def test_nodegroup_commands(compat_env, flow):
     settle(cluster, states.UPDATE_COMPLETE)
     out = coe(compat_env, "nodegroup", "delete", "c1", "ng1", fmt=False)
     assert out.returncode == 0
+    settle(cluster, states.UPDATE_COMPLETE)  # the next steps start from a settled cluster
 
 
 def _csr(path) -> str:
