@@ -1,0 +1,40 @@
+"""The operation records: the per-cluster queue and what cannot start."""
+
+from __future__ import annotations
+
+import datetime
+
+from magnum_common import states
+from magnum_common.db import api
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
+from tests.unit.magnum_common.db.support import ALICE, make_cluster
+
+
+def test_queue_promotes_the_oldest_and_fails_what_cannot_start(db_any):
+    """A queue nobody moved on is found (the reconciler's query) and started in order; a
+    record whose gate the cluster's status fails is failed and its node group put back."""
+    cluster = make_cluster(ALICE)
+    clusters.clear_operation(cluster.uuid, states.OP_CREATE)
+    operations.finish(cluster.operation_args["operation_id"], states.OPERATION_SUCCEEDED)
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.UPDATE_FAILED})
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    upgrade = operations.add(ALICE, cluster.uuid, states.OP_UPGRADE,
+                             {"previous_nodegroup": {"status": "CREATE_COMPLETE"}},
+                             worker.uuid)
+    nodegroups.compare_and_swap(None, worker.uuid, {}, {"status": states.UPDATE_IN_PROGRESS})
+    resize = operations.add(ALICE, cluster.uuid, states.OP_RESIZE, {"node_count": 3},
+                            worker.uuid)
+    later = api.now() + datetime.timedelta(seconds=1)
+    assert operations.stalled(later) == [cluster.uuid]
+    assert operations.queued_targets(cluster.uuid) == {worker.uuid}
+    assert operations.promote(cluster.uuid).uuid == resize.uuid
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert (row.operation, row.status) == (states.OP_RESIZE, states.UPDATE_IN_PROGRESS)
+    assert row.operation_args["previous_status"] == states.UPDATE_FAILED
+    refused = operations.get_in_cluster(None, cluster.uuid, upgrade.uuid)
+    assert refused.state == states.OPERATION_FAILED and "UPDATE_FAILED" in \
+        refused.result_reason
+    assert nodegroups.get_by_uuid(None, worker.uuid).status == "CREATE_COMPLETE"
+    assert operations.stalled(later) == [] and operations.promote(cluster.uuid) is None
