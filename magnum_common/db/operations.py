@@ -88,17 +88,20 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
         """What a running record is doing now (e.g. waiting for Heat)."""
         return self.compare_and_swap(None, uuid, {"state": _OPEN}, {"progress": progress})
 
-    def finish(self, uuid: str, state: str, reason: str | None = None) -> bool:
-        """Record the outcome of an open record; False if it had one already."""
+    def finish(self, uuid: str, state: str, reason: str | None = None,
+               context: RequestContext | None = None) -> bool:
+        """Record the outcome of an open record; False if it had one already. ``context``:
+        join the caller's transaction (the row's move out of progress)."""
         now = api.now()
         return self.compare_and_swap(
-            None, uuid, {"state": _OPEN},
+            context, uuid, {"state": _OPEN},
             {"state": state, "finished_at": now, "result_reason": reason,
              "started_at": sa.func.coalesce(self.model.started_at, now)})
 
-    def finish_running(self, cluster_uuid: str, state: str,
-                       reason: str | None = None) -> int:
-        """The outcome of every running record of a cluster (the sync saw its stacks end)."""
+    def finish_running(self, cluster_uuid: str, state: str, reason: str | None = None,
+                       context: RequestContext | None = None) -> int:
+        """The outcome of every running record of a cluster (the sync saw its stacks end);
+        ``context``: join the caller's transaction."""
         now = api.now()
         stmt = (sa.update(self.model)
                 .where(self.model.cluster_id == cluster_uuid,
@@ -106,7 +109,7 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
                 .values(state=state, finished_at=now, result_reason=reason,
                         updated_at=now)
                 .execution_options(synchronize_session=False))
-        with api.writer() as session:
+        with api.writer(context) as session:
             return session.execute(stmt).rowcount
 
     def open_of(self, cluster_uuid: str) -> list[models.ClusterOperation]:

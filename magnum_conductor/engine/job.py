@@ -9,17 +9,19 @@ past expiry and another conductor took over) can never overwrite the newer owner
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from oslo_log import log as logging
 
 from magnum_common import exception, states
-from magnum_common.context import RequestContext
+from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations as records
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver
 from magnum_conductor.engine.lease import Lease, LeaseLost
@@ -31,6 +33,17 @@ LOG = logging.getLogger(__name__)
 def requester_context(cluster: models.Cluster) -> RequestContext | None:
     """The requester's context recorded with the pending operation, if any."""
     return RequestContext.from_record(cluster.operation_args)
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """An operation record's outcome, written in the transaction that moves the cluster row
+    out of progress: no reader ever sees a finished cluster whose record is still running."""
+
+    state: str
+    reason: str | None
+    #: The record's UUID; None: every running record of the cluster (the status sync).
+    record: str | None = None
 
 
 class Job:
@@ -98,21 +111,35 @@ class Job:
         return self.cluster
 
     # --- writes, all conditional on the lease ----------------------------------------------
-    def save(self, **values: Any) -> models.Cluster:
-        """Update the cluster row if the lease is still ours; return the fresh row."""
+    def _swap(self, expected: dict[str, Any], values: dict[str, Any],
+              outcome: Outcome | None) -> bool:
+        """The guarded UPDATE of the row and the record's outcome, one transaction."""
         self.lease.ensure()
-        if not clusters.compare_and_swap(None, self.uuid, {"lock_owner": self.lease.owner},
-                                         values):
+        context = make_admin_context()
+        with db_api.writer(context):
+            if not clusters.compare_and_swap(context, self.uuid,
+                                             {**expected, "lock_owner": self.lease.owner},
+                                             values):
+                return False
+            if outcome is not None and outcome.record is not None:
+                records.finish(outcome.record, outcome.state, outcome.reason, context)
+            elif outcome is not None:
+                records.finish_running(self.uuid, outcome.state, outcome.reason, context)
+        return True
+
+    def save(self, outcome: Outcome | None = None, **values: Any) -> models.Cluster:
+        """Update the cluster row if the lease is still ours (with ``outcome``, in the same
+        transaction); return the fresh row."""
+        if not self._swap({}, values, outcome):
             self.lease.lost.set()
             raise LeaseLost(cluster=self.uuid)
         return self.reload()
 
-    def save_if(self, expected: dict[str, Any], **values: Any) -> bool:
+    def save_if(self, expected: dict[str, Any], outcome: Outcome | None = None,
+                **values: Any) -> bool:
         """Like save(), and only while the row still holds ``expected`` (what a write from
         an earlier snapshot assumed); False, nothing written, when it moved on."""
-        self.lease.ensure()
-        if clusters.compare_and_swap(None, self.uuid,
-                                     {**expected, "lock_owner": self.lease.owner}, values):
+        if self._swap(expected, values, outcome):
             self.reload()
             return True
         if self.reload().lock_owner != self.lease.owner:
@@ -128,9 +155,16 @@ class Job:
         for ng in ngs:
             self.save_nodegroup(ng.uuid, **values)
 
-    def finish(self, **values: Any) -> models.Cluster:
-        """Clear the recorded operation (keeping ``operation_at`` as its start time)."""
-        return self.save(operation=None, operation_args={}, **values)
+    def finish(self, outcome: Outcome | None = None, **values: Any) -> models.Cluster:
+        """Clear the recorded operation (keeping ``operation_at`` as its start time). When
+        the cluster leaves progress here, its record ends in the same transaction:
+        ``outcome``, or succeeded with the status reason."""
+        record = self.args.get("operation_id")
+        status = values.get("status", self.cluster.status)
+        if outcome is None and record and not states.is_in_progress(status):
+            outcome = Outcome(states.OPERATION_SUCCEEDED,
+                              values.get("status_reason", self.cluster.status_reason), record)
+        return self.save(outcome, operation=None, operation_args={}, **values)
 
     def destroy(self) -> None:
         """Remove the node groups and the cluster row (the end of a delete)."""

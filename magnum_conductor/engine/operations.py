@@ -30,7 +30,7 @@ from magnum_common.context import make_admin_context
 from magnum_common.db.operations import operations as records
 from magnum_conductor.conf import operation_timeout
 from magnum_conductor.engine import lifecycle, notifications
-from magnum_conductor.engine.job import Job
+from magnum_conductor.engine.job import Job, Outcome
 from magnum_conductor.engine.lease import LeaseLost
 
 LOG = logging.getLogger(__name__)
@@ -86,8 +86,9 @@ def execute(job: Job, op: Operation | None) -> Any:
     if op is None:
         LOG.error("Cluster %s records unknown operation %r; clearing it", job.uuid, name)
         args = job.args
-        job.finish()
-        _outcome(job, states.OPERATION_FAILED, f"Unknown operation {name!r}.", args)
+        reason = f"Unknown operation {name!r}."
+        job.finish(_failed(args, reason))
+        _outcome(job, states.OPERATION_FAILED, reason, args)
         return None
     args = job.args
     if args.get("phase") != "started":
@@ -103,7 +104,7 @@ def execute(job: Job, op: Operation | None) -> Any:
     except LeaseLost:
         raise
     except exception.NotSupported as exc:
-        revert(job)
+        revert(job, _failed(args, _reason(exc)))
         _outcome(job, states.OPERATION_FAILED, _reason(exc), args)
         raise
     except Exception as exc:
@@ -124,7 +125,8 @@ def _begin(job: Job, op: Operation, args: dict[str, Any]) -> None:
             refusal = exception.OperationRefused(operation=job.cluster.operation,
                                                  cluster=job.uuid, status=job.cluster.status)
             LOG.warning("%s", refusal)
-            job.finish(updated_at=job.cluster.updated_at)
+            job.finish(_failed(args, str(refusal)),
+                       updated_at=job.cluster.updated_at)
             _outcome(job, states.OPERATION_FAILED, str(refusal), args)
             notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
                                job.nodegroups())
@@ -182,23 +184,34 @@ def advance(cluster_uuid: str, owner: str | None = None) -> Any:
     return record
 
 
+def record_state(status: str) -> str:
+    """The outcome of a record whose stack work ended in ``status``."""
+    return (states.OPERATION_FAILED if status.endswith("_FAILED")
+            else states.OPERATION_SUCCEEDED)
+
+
 def settle(cluster_uuid: str, status: str, reason: str | None) -> None:
     """The status sync saw the cluster's stack work end in ``status``: the running records
     of the cluster get that outcome."""
-    state = (states.OPERATION_FAILED if status.endswith("_FAILED")
-             else states.OPERATION_SUCCEEDED)
-    records.finish_running(cluster_uuid, state, reason)
+    records.finish_running(cluster_uuid, record_state(status), reason)
 
 
-def revert(job: Job) -> None:
+def revert(job: Job, outcome: Outcome | None) -> None:
     """Back to the row the operation started from (nothing was changed), ``updated_at``
-    included: the request was refused."""
+    included: the request was refused (``outcome``: the record's, in the same
+    transaction)."""
     args = job.args
     previous = args.get("previous_updated_at")
-    job.finish(status=args.get("previous_status") or job.cluster.status,
+    job.finish(outcome, status=args.get("previous_status") or job.cluster.status,
                status_reason=args.get("previous_reason"),
                **({"updated_at": datetime.datetime.fromisoformat(previous)} if previous
                   else {}))
+
+
+def _failed(args: dict[str, Any], reason: str) -> Outcome | None:
+    """The failed outcome of the record ``args`` name (None: recorded without one)."""
+    record = args.get("operation_id")
+    return Outcome(states.OPERATION_FAILED, reason, record) if record else None
 
 
 def _isotime(value: datetime.datetime | None) -> str | None:
@@ -221,12 +234,14 @@ def fail(job: Job, op: Operation, exc: Exception, **release: Any) -> None:
     """Record the failure: ``*_FAILED`` with the error as reason, operation cleared
     (``release``: the lease columns too, by the watchdog)."""
     args = job.args
+    reason = _reason(exc)
     try:
         if op.on_failure is not None:
             op.on_failure(job, exc)
-        job.finish(status=op.failed, status_reason=_reason(exc), **release)
+        job.finish(_failed(args, reason),
+                   status=op.failed, status_reason=reason, **release)
     except LeaseLost:
         return
-    _outcome(job, states.OPERATION_FAILED, _reason(exc), args)
+    _outcome(job, states.OPERATION_FAILED, reason, args)
     notifications.emit(job.context, op.action, notifications.FAILURE, job.cluster,
                        job.nodegroups())

@@ -34,7 +34,7 @@ from magnum_conductor.conf import BINARY, CONF
 from magnum_conductor.engine import lifecycle, notifications, operations
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers.cluster import complete_delete, create_timeout
-from magnum_conductor.engine.job import Job
+from magnum_conductor.engine.job import Job, Outcome
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.identity import keystone
 from magnum_conductor.status.aggregate import (
@@ -288,10 +288,10 @@ class StatusSync:
                 job.save_nodegroup(ng.uuid, status=f"{states.action_of(ng.status)}_FAILED"
                                    if states.action_of(ng.status) != "ROLLBACK"
                                    else states.ROLLBACK_FAILED, status_reason=reason)
-        if not job.save_if(seen.expected(), status=failed, status_reason=reason):
+        if not job.save_if(seen.expected(), Outcome(states.OPERATION_FAILED, reason),
+                           status=failed, status_reason=reason):
             return False
         lifecycle.stack_verdict(job, failed, reason)
-        operations.settle(job.uuid, failed, reason)
         operations.advance(job.uuid, job.lease.owner)
         notifications.emit(None, notifications.action_for_status(failed),
                            notifications.FAILURE, job.cluster, job.nodegroups())
@@ -349,14 +349,15 @@ class StatusSync:
                 job.save_nodegroup(ng.uuid, status=group.status, status_reason=reason,
                                    **ng_values)
         status, reason = cluster_state(observed, groups)
-        if not job.save_if(seen.expected(), status=status, status_reason=reason,
+        ended = bool(status) and not states.is_in_progress(status)
+        settled = Outcome(operations.record_state(status), reason) if ended else None
+        if not job.save_if(seen.expected(), settled, status=status, status_reason=reason,
                            **{k: v for k, v in values.items() if not k.startswith("ng:")}):
             return False
-        if status and not states.is_in_progress(status):
-            operations.settle(job.uuid, status, reason)
+        if ended:
             if operations.advance(job.uuid, job.lease.owner) is not None:
                 job.reload()  # the next queued operation holds the row now
-        if status and not states.is_in_progress(status) and status != observed:
+        if ended and status != observed:
             lifecycle.stack_verdict(job, status, reason)
             outcome = (notifications.FAILURE if status.endswith("_FAILED")
                        else notifications.SUCCESS)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+import pytest
+import sqlalchemy as sa
+import sqlalchemy.orm
 import support
 
 from magnum_common import crypto, states
 from magnum_common.conductor_api import ConductorAPI
+from magnum_common.db import api as db_api
+from magnum_common.db import models
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.operations import operations
@@ -84,3 +90,66 @@ def test_failed_stack_reason_names_resource(conductor, standin):
     [record] = operations.list_in_cluster(None, cluster.uuid)
     assert (record.state, record.result_reason) == (states.OPERATION_FAILED,
                                                     row.status_reason)
+
+
+def _ended_while_running(session: Any) -> list[Any]:
+    """Clusters that this transaction leaves out of progress, with no operation recorded on
+    the row, while one of their records still says running: what a reader must never see."""
+    cluster, record = models.Cluster, models.ClusterOperation
+    return session.execute(
+        sa.select(cluster.uuid, cluster.status, record.kind)
+        .join(record, record.cluster_id == cluster.uuid)
+        .where(record.state == states.OPERATION_RUNNING, cluster.operation.is_(None),
+               ~cluster.status.like("%\\_IN\\_PROGRESS", escape="\\"))).all()
+
+
+@pytest.fixture
+def commit_checks():
+    """Check, before every write transaction of this process commits, that it leaves no
+    ended cluster with a running record (the conductor runs in this process)."""
+    seen: dict[str, Any] = {"commits": 0, "lies": []}
+
+    def check(session: Any) -> None:
+        if session.info.get(db_api._WRITER_CONNECTED):
+            seen["commits"] += 1
+            seen["lies"] += _ended_while_running(session)
+
+    sa.event.listen(sa.orm.Session, "before_commit", check)
+    yield seen
+    sa.event.remove(sa.orm.Session, "before_commit", check)
+
+
+def test_no_commit_shows_an_ended_cluster_whose_record_runs(conductor, standin,
+                                                            commit_checks):
+    """The status write out of progress and the record's outcome are one transaction, on
+    every path: the sync's verdict (failed and complete), a resize, a PATCH that changes
+    nothing, a refused request (issue 12: CREATE_FAILED was read with the record running)."""
+    api = ConductorAPI()
+    ctx = support.requester()
+    template = support.make_template()
+    standin.control(fail_stacks={"CREATE": "*"}, create_seconds=0.3)
+    failing = [support.record_cluster(ctx, template) for _ in range(3)]
+    for cluster in failing:
+        api.cluster_create(ctx, cluster.uuid)
+    for cluster in failing:
+        support.wait_for(lambda c=cluster: support.cluster_status(c.uuid)
+                         == states.CREATE_FAILED, what="CREATE_FAILED")
+    standin.control(fail_stacks={}, update_seconds=0.3)
+    cluster = support.record_cluster(ctx, template)
+    api.cluster_create(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    api.cluster_resize(ctx, cluster.uuid, 2, worker.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.UPDATE_COMPLETE,
+                     what="UPDATE_COMPLETE")
+    api.cluster_update(ctx, cluster.uuid, 2)
+    for c in [*failing, cluster]:
+        support.wait_for(lambda c=c: all(r.state not in states.OPERATION_OPEN
+                                         for r in operations.list_in_cluster(None, c.uuid)),
+                         what="every record ended")
+    outcomes = sorted(r.state for c in [*failing, cluster]
+                      for r in operations.list_in_cluster(None, c.uuid))
+    assert outcomes == [states.OPERATION_FAILED] * 3 + [states.OPERATION_SUCCEEDED] * 3
+    assert commit_checks["commits"] > 20
+    assert commit_checks["lies"] == []
