@@ -118,7 +118,8 @@ crypto_opts = [
     ),
 ]
 
-#: ``[trust]`` as the API and the drivers read it (the conductor adds the trustee options).
+#: ``[trust]`` as the API, the drivers and the conductor read it (the conductor adds the
+#: trustee domain options); the roles are read by magnum_common/trust_roles.py.
 trust_opts = [
     cfg.BoolOpt(
         "cluster_user_trust", default=False,
@@ -128,6 +129,44 @@ trust_opts = [
         "refuses them when this is false). When false, nodes hold no OpenStack credential: "
         "they obtain their certificates with a node token that only this cluster's "
         "certificate routes accept.",
+    ),
+    cfg.ListOpt(
+        "roles", default=["member"],
+        help="Roles every cluster's trust delegates to the cluster's trustee: what the "
+        "conductor needs to manage the cluster's stacks after the requester's token expired "
+        "(Heat, Nova key pairs, Glance) and the nodes need to reach Magnum. The requester "
+        "must hold them (the API answers 400 naming the missing role otherwise). Empty "
+        "delegates every role of the requester, as upstream Magnum does; then the feature "
+        "options below are not used.",
+    ),
+    cfg.ListOpt(
+        "cloud_provider_roles", default=["load-balancer_member"],
+        help="Roles the trust adds when the cluster runs the OpenStack cloud provider "
+        "(label cloud_provider_enabled, on by default when the nodes hold the trust): it "
+        "creates Octavia load balancers for Services of type LoadBalancer, which Octavia's "
+        "default policy grants to load-balancer_member. Set it empty where Octavia enforces "
+        "its new defaults (member is enough).",
+    ),
+    cfg.ListOpt(
+        "cinder_csi_roles", default=[],
+        help="Roles the trust adds for Cinder CSI (label cinder_csi_enabled, or volume_driver "
+        "cinder): creating and attaching volumes needs no more than [trust] roles' member.",
+    ),
+    cfg.ListOpt(
+        "autoscaler_roles", default=[],
+        help="Roles the trust adds for the cluster autoscaler (label auto_scaling_enabled): "
+        "it resizes node groups through the Magnum API, which member may do.",
+    ),
+    cfg.ListOpt(
+        "octavia_ingress_roles", default=["load-balancer_member"],
+        help="Roles the trust adds for the Octavia ingress controller (label "
+        "ingress_controller=octavia): load balancers, as for cloud_provider_roles.",
+    ),
+    cfg.ListOpt(
+        "auto_healer_roles", default=[],
+        help="Roles the trust adds for magnum-auto-healer (label auto_healing_controller="
+        "magnum-auto-healer): it reads Nova servers and resizes node groups through Magnum, "
+        "which member may do.",
     ),
 ]
 

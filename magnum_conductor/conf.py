@@ -194,13 +194,9 @@ trustee_domain_opts = [
                help="Password of the trustee domain admin."),
 ]
 
-#: ... and the trusts made for clusters (identity/trust.py; ``cluster_user_trust`` is
-#: magnum_common's, the API reads it too).
+#: ... and the endpoint the nodes use with the trustee (identity/trust.py;
+#: ``cluster_user_trust`` and the delegated roles are magnum_common's: the API reads them too).
 trust_opts = [
-    cfg.ListOpt(
-        "roles", default=[],
-        help="Roles delegated by the trust; empty means the requesting user's roles.",
-    ),
     cfg.StrOpt(
         "trustee_keystone_interface", default="public",
         choices=["public", "internal", "admin"],

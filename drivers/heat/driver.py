@@ -70,6 +70,10 @@ class KubernetesHeatDriver(Driver):
         label_table.validate(labels)
         label_table.check_trust(labels)
 
+    def trust_features(self, labels: dict[str, str] | None, template: Any) -> list[str]:
+        return label_table.trust_roles_features(
+            label_table.resolve(template.labels, labels), template.volume_driver)
+
     # --- cluster -----------------------------------------------------------------------
     def _render_cluster(self, cluster: Any, template: Any,
                         nodegroups: list[Any]) -> renderer.Rendered:

@@ -292,6 +292,31 @@ def trust_features(labels: Mapping[str, str] | None) -> list[str]:
     return found
 
 
+def trust_roles_features(labels: Mapping[str, str] | None,
+                         volume_driver: str | None) -> list[str]:
+    """The features of resolved ``labels`` whose roles the trust delegates
+    (``magnum_common.trust_roles``). The cloud provider is on by default when the nodes hold
+    the trust, as ``parameters`` renders it; Cinder CSI runs with it (or for volume_driver
+    cinder)."""
+    labels = labels or {}
+    found = []
+    cloud_provider = parse_bool(labels.get("cloud_provider_enabled"),
+                                CONF.trust.cluster_user_trust)
+    if cloud_provider:
+        found.append("cloud_provider")
+    if (cloud_provider and parse_bool(labels.get("cinder_csi_enabled"))) or (
+            volume_driver or "") == "cinder":
+        found.append("cinder_csi")
+    if parse_bool(labels.get("auto_scaling_enabled")):
+        found.append("autoscaler")
+    named = trust_features(labels)
+    if "ingress_controller=octavia" in named:
+        found.append("octavia_ingress")
+    if "auto_healing_controller=magnum-auto-healer" in named:
+        found.append("auto_healer")
+    return found
+
+
 def check_trust(labels: Mapping[str, str] | None) -> None:
     """Refuse the features that need the trust on the nodes when the deployment gives the
     nodes none (``[trust] cluster_user_trust = false``): InvalidParameterValue (400)."""

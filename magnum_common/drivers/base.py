@@ -226,6 +226,12 @@ class Driver(abc.ABC):
         if master_count < 1 or master_count % 2 == 0:
             raise exception.MasterNGSizeInvalid(requested_size=master_count)
 
+    def trust_features(self, labels: dict[str, str] | None, template: Any) -> list[str]:
+        """The features of a cluster with these labels (on ``template``) that call
+        OpenStack from its nodes through the trust, as ``magnum_common.trust_roles`` names
+        them (``cloud_provider``, ``cinder_csi``...): the trust delegates their roles."""
+        return []
+
     def validate_master_resize(self, node_count: int) -> None:
         raise exception.MasterNGResizeNotSupported()
 

@@ -2,8 +2,10 @@
 
 At create, the trustee domain admin makes a user ``<cluster_uuid>_<project_id>`` with a
 generated password in the trustee domain, and the requesting user delegates to it a trust
-on the cluster's project (impersonation on, no redelegation, roles ``[trust] roles`` or the
-requester's). With that trust the conductor keeps managing the cluster after the owner's
+on the cluster's project (impersonation on, no redelegation, the roles
+``magnum_common.trust_roles`` computes for the cluster's features: ``[trust] roles`` and
+what each enabled feature adds, or every role of the requester when ``[trust] roles`` is
+empty). With that trust the conductor keeps managing the cluster after the owner's
 token expired, and the nodes obtain tokens to reach Magnum and OpenStack.
 
 The values returned for the cluster row carry the password encrypted (``crypto``); it is
@@ -13,9 +15,10 @@ Deletion tolerates either part being gone already.
 
 Public API:
     ``trustee_username(cluster) -> str``,
-    ``create_trustee_and_trust(context, cluster) -> dict`` (``trustee_username``,
+    ``create_trustee_and_trust(context, cluster, features) -> dict`` (``trustee_username``,
     ``trustee_user_id``, ``trustee_password`` (encrypted), ``trust_id``),
-    ``create_rotated_trustee_and_trust(context, cluster, generation) -> dict`` (the same,
+    ``create_rotated_trustee_and_trust(context, cluster, generation, features) -> dict``
+    (the same,
     a second pair from the rotating user, for a credential rotation),
     ``delete_trustee_and_trust(context, cluster) -> bool``,
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
@@ -27,20 +30,18 @@ Public API:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import session as ks_session
 from oslo_log import log as logging
 
-from magnum_common import crypto, exception, utils
+from magnum_common import crypto, exception, trust_roles, utils
 from magnum_common.context import RequestContext
-from magnum_conductor.conf import CONF
 from magnum_conductor.identity import keystone
 
 LOG = logging.getLogger(__name__)
-
-GROUP = keystone.TRUST_GROUP
 
 
 def trustee_username(cluster: Any) -> str:
@@ -68,22 +69,24 @@ def _existing_trust(kc: Any, context: RequestContext, trustee_id: str) -> str | 
     return None
 
 
-def create_trustee_and_trust(context: RequestContext, cluster: Any) -> dict[str, str]:
+def create_trustee_and_trust(context: RequestContext, cluster: Any,
+                             features: Sequence[str] = ()) -> dict[str, str]:
     """Create (or recover) the trustee and the owner's trust; values for the cluster row.
+    ``features``: the driver's ``trust_features`` of the cluster (they decide the roles).
 
     Raises ``ConfigInvalid`` for missing configuration (the encryption key is checked
     before anything is created) and ``TrusteeOrTrustToClusterFailed``, with Keystone's
     error in the message, for any Keystone failure.
     """
-    return _trustee_and_trust(context, cluster, trustee_username(cluster))
+    return _trustee_and_trust(context, cluster, trustee_username(cluster), features)
 
 
 def rotated_trustee_username(cluster: Any, generation: str) -> str:
     return f"{trustee_username(cluster)}_{generation}"
 
 
-def create_rotated_trustee_and_trust(context: RequestContext, cluster: Any,
-                                     generation: str) -> dict[str, str]:
+def create_rotated_trustee_and_trust(context: RequestContext, cluster: Any, generation: str,
+                                     features: Sequence[str] = ()) -> dict[str, str]:
     """A new trustee and a new trust for a credential rotation; values for the cluster row.
 
     The trustor is the rotating user (a member of the cluster's project): the cluster's
@@ -95,10 +98,12 @@ def create_rotated_trustee_and_trust(context: RequestContext, cluster: Any,
         raise exception.TrusteeOrTrustToClusterFailed(
             f"Credentials of cluster {cluster.uuid} can only be rotated from its project",
             cluster_uuid=cluster.uuid)
-    return _trustee_and_trust(context, cluster, rotated_trustee_username(cluster, generation))
+    return _trustee_and_trust(context, cluster, rotated_trustee_username(cluster, generation),
+                              features)
 
 
-def _trustee_and_trust(context: RequestContext, cluster: Any, name: str) -> dict[str, str]:
+def _trustee_and_trust(context: RequestContext, cluster: Any, name: str,
+                       features: Sequence[str]) -> dict[str, str]:
     password = utils.generate_password()
     encrypted = crypto.encrypt(password)
     try:
@@ -114,7 +119,7 @@ def _trustee_and_trust(context: RequestContext, cluster: Any, name: str) -> dict
                     project=context.project_id,
                     impersonation=True,
                     allow_redelegation=False,
-                    role_names=list(CONF[GROUP].roles or context.roles),
+                    role_names=trust_roles.delegated(features, context.roles),
                 ).id
         except Exception:
             if created:

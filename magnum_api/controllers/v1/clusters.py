@@ -16,7 +16,7 @@ from magnum_api.schemas import types
 from magnum_api.validation import quota
 from magnum_api.validation import template as rules
 from magnum_api.validation.openstack import Services
-from magnum_common import conductor_api, exception, grammar, states, utils
+from magnum_common import conductor_api, exception, grammar, states, trust_roles, utils
 from magnum_common.db import api as db_api
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
@@ -188,6 +188,7 @@ class ClustersController(base.RestController):
         grammar.check(grammar.CLUSTER, cluster)  # what the template gave too
         driver.validate_labels(cluster["labels"])
         rules.check_trusted_volume_driver(template.volume_driver)
+        trust_roles.check(ctx.roles, driver.trust_features(cluster["labels"], template))
         services = Services(ctx)
         size = settings.boot_volume_size(cluster["labels"])
         for key in ("flavor_id", "master_flavor_id"):

@@ -46,7 +46,9 @@ def run_create(job: Job) -> None:
         if job.cluster.trust_id:
             step.outcome = "present"
         else:
-            job.save(**trust.create_trustee_and_trust(job.context, job.cluster))
+            job.save(**trust.create_trustee_and_trust(
+                job.context, job.cluster,
+                job.driver.trust_features(job.cluster.labels, job.template)))
     with lifecycle.step(job, "certificates") as step:
         if job.cluster.ca_cert_ref:
             step.outcome = "present"

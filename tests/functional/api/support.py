@@ -41,6 +41,10 @@ class FakeDriver(driver_base.Driver):
         if labels.get("container_runtime") not in (None, "containerd"):
             raise exception.InvalidParameterValue(err="container_runtime must be containerd")
 
+    def trust_features(self, labels, template):
+        merged = {**(template.labels or {}), **(labels or {})}
+        return ["cloud_provider"] if merged.get("cloud_provider_enabled") == "true" else []
+
     def _never(self, *args, **kwargs):
         raise NotImplementedError
 

@@ -276,3 +276,26 @@ def test_pagination_and_next_link(api_any, recorder):
                                  f"marker={uuids[1]}")
     rest = api_any.get(page["next"].replace("http://localhost", ""), headers=headers()).json
     assert [c["uuid"] for c in rest["clusters"]] == uuids[2:]
+
+
+def test_a_requester_without_the_trusts_roles_is_refused_before_anything_is_recorded(
+        api, recorder):
+    """The trust delegates [trust] roles plus what the enabled features need; Keystone would
+    refuse a trust of roles its trustor lacks, so the API says so first (400 naming both)."""
+    tpl = template(api, labels={"cloud_provider_enabled": "true"})
+    resp = create(api, tpl, expect=400, name="lb")
+    detail = resp.json["errors"][0]["detail"]
+    assert "'load-balancer_member'" in detail
+    assert "[trust] cloud_provider_roles" in detail
+    create(api, tpl, name="no-lb", labels={"cloud_provider_enabled": "false"})
+    from oslo_config import cfg
+
+    cfg.CONF.set_override("roles", ["member", "heat_stack_owner"], "trust")
+    try:
+        resp = create(api, tpl, expect=400, name="o",
+                      labels={"cloud_provider_enabled": "false"})
+    finally:
+        cfg.CONF.clear_override("roles", "trust")
+    assert "'heat_stack_owner' ([trust] roles)" in resp.json["errors"][0]["detail"]
+    names = {c.name for c in clusters.list(None, {"project_id": PROJECT})}
+    assert names == {"no-lb"}

@@ -90,7 +90,9 @@ def test_create_makes_trustee_and_impersonating_trust(conf, demo, cluster):
     assert delegation.trustee_user_id == values["trustee_user_id"]
     assert delegation.project_id == demo.project_id
     assert delegation.impersonation is True
-    assert {r["name"] for r in delegation.roles} == set(demo.roles)
+    # [trust] roles' default: the minimum, not every role demo holds
+    assert [r["name"] for r in delegation.roles] == ["member"]
+    assert len(demo.roles) > 1
 
 
 def test_trustee_gets_a_trust_scoped_token_acting_as_the_owner(conf, demo, cluster):
@@ -104,11 +106,32 @@ def test_trustee_gets_a_trust_scoped_token_acting_as_the_owner(conf, demo, clust
     assert keystone.session_for_context(ctx).get_token()
 
 
-def test_configured_roles_limit_the_trust(conf, demo, cluster):
-    CONF.set_override("roles", ["member"], "trust")
+def test_features_add_their_roles_to_the_trust(conf, demo, cluster):
+    """The cloud provider's load balancers: load-balancer_member ([trust]
+    cloud_provider_roles), which a trust-scoped token then carries."""
+    values = trust.create_trustee_and_trust(demo, cluster, ["cloud_provider", "autoscaler"])
+    for key, value in values.items():
+        setattr(cluster, key, value)
+    delegation = keystone.client(keystone.admin_session()).trusts.get(cluster.trust_id)
+    assert {r["name"] for r in delegation.roles} == {"member", "load-balancer_member"}
+    sess = trust.cluster_session(cluster)
+    assert {"member", "load-balancer_member"} <= set(sess.auth.get_access(sess).role_names)
+
+
+def test_empty_roles_delegate_every_role_of_the_requester(conf, demo, cluster):
+    CONF.set_override("roles", [], "trust")
     _create(demo, cluster)
     delegation = keystone.client(keystone.admin_session()).trusts.get(cluster.trust_id)
-    assert [r["name"] for r in delegation.roles] == ["member"]
+    assert {r["name"] for r in delegation.roles} == set(demo.roles)
+
+
+def test_keystone_refuses_a_role_the_trustor_lacks(conf, demo, cluster):
+    """What the API's 400 (magnum_common.trust_roles.check) stands in front of."""
+    CONF.set_override("roles", ["member", "admin"], "trust")
+    with pytest.raises(exception.TrusteeOrTrustToClusterFailed):
+        _create(demo, cluster)
+    assert not _domain_admin().users.list(domain=keystone.trustee_domain_id(),
+                                          name=trust.trustee_username(cluster))
 
 
 def test_recovered_create_reuses_trustee_and_trust(conf, demo, cluster):

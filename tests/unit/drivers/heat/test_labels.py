@@ -103,3 +103,17 @@ def test_parse_bool_and_version():
     assert labels.parse_version("v1.31.4") < labels.parse_version("1.32.0")
     with pytest.raises(exception.InvalidParameterValue):
         labels.parse_version("one.two")
+
+
+def test_trust_role_features_follow_the_labels_as_rendered():
+    """The drivers' conftest gives nodes the trust: the cloud provider is on by default."""
+    resolved = labels.resolve({})
+    assert labels.trust_roles_features(resolved, None) == ["cloud_provider", "cinder_csi"]
+    off = labels.resolve({"cloud_provider_enabled": "false"})
+    assert labels.trust_roles_features(off, None) == []
+    assert labels.trust_roles_features(off, "cinder") == ["cinder_csi"]
+    every = labels.resolve({"auto_scaling_enabled": "true", "ingress_controller": "octavia",
+                            "auto_healing_enabled": "true",
+                            "auto_healing_controller": "magnum-auto-healer"})
+    assert labels.trust_roles_features(every, None) == [
+        "cloud_provider", "cinder_csi", "autoscaler", "octavia_ingress", "auto_healer"]

@@ -106,7 +106,9 @@ def test_cluster_context_carries_the_trust_and_decrypted_password():
 
 def test_options_are_listed():
     opts = dict(conf.list_opts())["trust"]
-    assert {o.name for o in opts} >= {"roles", "trustee_keystone_interface",
+    assert {o.name for o in opts} >= {"trustee_keystone_interface",
                                       "trustee_keystone_region_name"}
-    # cluster_user_trust is magnum_common's: the API reads it too
-    assert "cluster_user_trust" in {o.name for o in dict(magnum_config.list_opts())["trust"]}
+    # cluster_user_trust and the delegated roles are magnum_common's: the API reads them too
+    assert {o.name for o in dict(magnum_config.list_opts())["trust"]} >= {
+        "cluster_user_trust", "roles", "cloud_provider_roles"}
+    assert "roles" not in {o.name for o in opts}
