@@ -46,6 +46,10 @@ drivers_opts = [
     cfg.IntOpt("nodegroup_stack_delete_timeout", default=600, min=0,
                help="Seconds a cluster delete waits for its extra node groups' stacks to "
                "go before deleting the cluster stack (their ports use its network)."),
+    cfg.IntOpt("etcd_handover_timeout", default=300, min=10,
+               help="Seconds an upgrade or CA rotation of a cluster with one master and no "
+               "etcd volume waits for that master to hand over its etcd snapshot (its timer "
+               "looks every 15 s) before failing with nothing replaced."),
 ]
 
 cluster_opts = [

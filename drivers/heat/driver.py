@@ -6,9 +6,20 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from keystoneauth1 import exceptions as ks_exc
 from oslo_log import log as logging
 
-from drivers.heat import client, outputs, parameters, renderer, retry, stack_ops, status, upgrade
+from drivers.heat import (
+    client,
+    etcd_handover,
+    outputs,
+    parameters,
+    renderer,
+    retry,
+    stack_ops,
+    status,
+    upgrade,
+)
 from drivers.heat import labels as label_table
 from drivers.heat.conf import CONF
 from drivers.heat.monitor import K8sMonitor
@@ -132,11 +143,10 @@ class KubernetesHeatDriver(Driver):
             current = self._current_parameters(heat, cluster.stack_id)
             upgrade.check_version(current.get("kube_tag"),
                                   parameters.cluster_labels(target, new_template)["kube_tag"])
-            upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
-                                              int(current.get("etcd_volume_size", 0)))
+            restore = self._etcd_handover(res, cluster, current)
             params = self._replacement_parameters(
                 parameters.cluster_parameters(res, self.profile, target, new_template,
-                                              target_ngs, None), current)
+                                              target_ngs, None, restore), current)
             params["update_max_batch_size"] = batch
             stack_ops.patch(heat, cluster.stack_id, params,
                             rendered=self._render_cluster(target, new_template, target_ngs))
@@ -151,6 +161,19 @@ class KubernetesHeatDriver(Driver):
         stack_ops.patch(heat, nodegroup.stack_id, params,
                         rendered=self._render_nodegroup(target, new_template, target_ngs,
                                                         target_ng))
+
+    @staticmethod
+    def _etcd_handover(res: ClusterResources, cluster: Any,
+                       current: dict[str, Any]) -> dict[str, str] | None:
+        """Before the masters are replaced: a lone master without an etcd volume hands its
+        etcd snapshot over (the new master's restore settings), else nothing is needed."""
+        if not etcd_handover.needed(int(current.get("number_of_masters", 1)),
+                                    int(current.get("etcd_volume_size", 0))):
+            return None
+        etcd_handover.check_possible(bool(CONF.trust.cluster_user_trust)
+                                     and bool(res.url_for("image")))
+        glance = etcd_handover.Glance(res.session(), res.url_for("image") or "")
+        return etcd_handover.take(glance, cluster.uuid).node_env()
 
     @staticmethod
     def _replacement_parameters(params: dict[str, Any], current: dict[str, Any]) -> dict:
@@ -184,6 +207,14 @@ class KubernetesHeatDriver(Driver):
             LOG.warning("Node group stacks %s of cluster %s are still deleting; deleting the "
                         "cluster stack anyway", deleted, cluster.uuid)
         stack_ops.delete(heat, cluster.stack_id or stack_ops.cluster_stack_name(cluster))
+        if res.url_for("image"):
+            try:
+                etcd_handover.cleanup(etcd_handover.Glance(res.session(),
+                                                           res.url_for("image") or ""),
+                                      cluster.uuid)
+            except ks_exc.ClientException as exc:
+                LOG.warning("etcd snapshots of cluster %s left in Glance: %s", cluster.uuid,
+                            exc)
 
     # --- node groups ---------------------------------------------------------------------
     def _render_nodegroup(self, cluster: Any, template: Any, nodegroups: list[Any],
@@ -252,11 +283,11 @@ class KubernetesHeatDriver(Driver):
         """Replace every node (batch by batch) so it fetches the new CA; new SA keys."""
         heat = client.heat(res.session())
         current = self._current_parameters(heat, cluster.stack_id)
-        upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
-                                          int(current.get("etcd_volume_size", 0)))
+        restore = self._etcd_handover(res, cluster, current)
         params = self._replacement_parameters(
             parameters.cluster_parameters(res, self.profile, cluster, template, nodegroups,
-                                          parameters.ServiceAccountKeys.generate()), current)
+                                          parameters.ServiceAccountKeys.generate(), restore),
+            current)
         stack_ops.patch(heat, cluster.stack_id, params)
         for ng in nodegroups:
             if ng.is_default or not ng.stack_id:

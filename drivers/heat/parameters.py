@@ -156,6 +156,10 @@ def _magnum_url(res: ClusterResources) -> str:
     return url if url.endswith("/v1") else url + "/v1"
 
 
+def _glance_url(res: ClusterResources) -> str:
+    return (res.url_for("image") or "").rstrip("/")
+
+
 def _pods_cidr(template: Any, labels: dict[str, str]) -> str:
     if (template.network_driver or "flannel") == "calico":
         return labels["calico_ipv4pool"]
@@ -341,6 +345,8 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
         "POST_INSTALL_MANIFEST_URL": CONF.kubernetes.post_install_manifest_url,
         "CA_KEY": base64.b64encode(ca_key.encode()).decode() if ca_key else "",
         "SSH_PUBLIC_KEY": res.keypair_public_key(cluster.keypair) or "",
+        # Where a lone master hands its etcd snapshot over (drivers/heat/etcd_handover.py).
+        "GLANCE_URL": _glance_url(res) if is_master else "",
     })
     return env
 
@@ -391,8 +397,10 @@ def _common(res: ClusterResources, cluster: Any, template: Any,
 
 def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
                        nodegroups: list[Any],
-                       service_account: ServiceAccountKeys | None) -> dict[str, Any]:
-    """Parameters of the cluster stack (network, API endpoint, masters, default workers)."""
+                       service_account: ServiceAccountKeys | None,
+                       master_restore: dict[str, str] | None = None) -> dict[str, Any]:
+    """Parameters of the cluster stack (network, API endpoint, masters, default workers);
+    ``master_restore``: the etcd snapshot a replaced lone master restores from."""
     labels = cluster_labels(cluster, template)
     master = settings.default_master(nodegroups)
     worker = settings.default_worker(nodegroups)
@@ -437,8 +445,9 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "pods_network_cidr": _pods_cidr(template, labels),
         "master_generation": 0,
         "worker_generation": 0,
-        "master_bootstrap_env": encode_env(
-            node_env(res, profile, cluster, template, nodegroups, master, labels)),
+        "master_bootstrap_env": encode_env({
+            **node_env(res, profile, cluster, template, nodegroups, master, labels),
+            **(master_restore or {})}),
         "worker_bootstrap_env": encode_env(
             node_env(res, profile, cluster, template, nodegroups, worker,
                      nodegroup_labels(cluster, template, worker))),

@@ -5,7 +5,8 @@ new version and image reach each node through its user data, and raising the nod
 *generation* makes every node's wait condition expect one more signal, which only the
 replacement server sends, so a batch completes only when its new nodes have signalled.
 Ports, floating IPs and etcd volumes are separate resources and survive the replacement, so a
-master comes back with its address and its etcd data.
+master comes back with its address and its etcd data; a lone master without an etcd volume
+hands its data over through a snapshot first (:mod:`drivers.heat.etcd_handover`).
 """
 
 from __future__ import annotations
@@ -55,14 +56,6 @@ def check_version(current: str | None, target: str) -> None:
     if label_table.parse_version(target) < label_table.parse_version(current):
         raise exception.InvalidParameterValue(
             err=f"Downgrading Kubernetes from {current} to {target} is not supported.")
-
-
-def check_masters_replaceable(number_of_masters: int, etcd_volume_size: int) -> None:
-    """Replacing a lone master whose etcd data lives on its root disk would lose the data."""
-    if number_of_masters < 2 and etcd_volume_size < 1:
-        raise exception.NotSupported(
-            operation="Replacing the only master of a cluster that keeps etcd on the root "
-            "disk (set the label etcd_volume_size, or run 3 masters)")
 
 
 def next_generation(current: str | int | None) -> int:

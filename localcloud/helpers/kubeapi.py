@@ -9,13 +9,19 @@ connection). Every address is in 127.0.0.0/8. Answers:
 * ``/healthz``, ``/livez``, ``/readyz``: ``ok``;
 * ``/version``: the cluster's Kubernetes version;
 * ``/api/v1/nodes`` (and ``/api/v1/nodes/<name>``): every node of the cluster, ``Ready``
-  unless that simulated node is stopped.
+  unless that simulated node is stopped;
+* ``/api/v1/namespaces/<ns>/configmaps/<name>``: GET, PUT (create or replace), DELETE, and
+  POST to ``.../configmaps``: kept in the masters' etcd keyspace (``node.etcd``, key
+  ``/registry/configmaps/<ns>/<name>``), written to every running master of the cluster as
+  etcd replicates, read from the master that serves the request. So data written before a
+  master's replacement can be read from its successor (:mod:`etcdsim`).
 
 Standard library only (the certificates come from :mod:`nodeboot`).
 """
 
 import json
 import os
+import re
 import socket
 import ssl
 import tempfile
@@ -23,6 +29,9 @@ import threading
 import time
 
 READ_TIMEOUT = 10
+MAX_BODY = 1 << 20
+CONFIGMAPS = re.compile(r"^/api/v1/namespaces/([a-z0-9][-a-z0-9]{0,62})/configmaps"
+                        r"(?:/([a-z0-9][-.a-z0-9]{0,252}))?$")
 
 
 class Cluster:
@@ -33,6 +42,17 @@ class Cluster:
         self.nodes = {}  # key -> nodeboot.Node
         self.stopped = set()  # node names
         self.tls = {}  # master node key -> ssl.SSLContext
+        self.changed = False  # an etcd write the simulator has not saved yet
+
+    def write(self, key, value):
+        """Set (None: delete) a key in every running master's etcd, as the raft log would."""
+        for k in self.running_masters():
+            etcd = self.nodes[k].etcd
+            if value is None:
+                etcd.pop(key, None)
+            else:
+                etcd[key] = value
+        self.changed = True
 
     def running_masters(self):
         return [k for k, n in sorted(self.nodes.items())
@@ -160,15 +180,63 @@ def _read_request(conn):
         data += chunk
         if len(data) > 65536:
             raise ValueError("request head too large")
-    head = data.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    raw_head, body = data.split(b"\r\n\r\n", 1)
+    head = raw_head.decode("latin-1").split("\r\n")
     method, target, _ = head[0].split(" ", 2)
-    return method, target.split("?", 1)[0]
+    length = 0
+    for line in head[1:]:
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value.strip())
+    if length > MAX_BODY:
+        raise ValueError("request body too large")
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        body += chunk
+    return method, target.split("?", 1)[0], body[:length]
 
 
-def respond(cluster, node, method, path):
+def configmap(cluster, node, method, namespace, name, body):
+    """A ConfigMap request against the masters' etcd (see the module's docstring)."""
+    if method in ("POST", "PUT"):
+        try:
+            obj = json.loads(body or b"{}")
+            name = name or obj["metadata"]["name"]
+        except (ValueError, KeyError, TypeError):
+            return 400, _status(400, "BadRequest", "a ConfigMap with metadata.name is needed")
+        if method == "POST" and node.etcd.get("/registry/configmaps/%s/%s" % (namespace, name)):
+            return 409, _status(409, "AlreadyExists",
+                                'configmaps "%s" already exists' % name)
+        obj = {"kind": "ConfigMap", "apiVersion": "v1", "data": obj.get("data") or {},
+               "metadata": {"name": name, "namespace": namespace}}
+        cluster.write("/registry/configmaps/%s/%s" % (namespace, name), obj)
+        return (201 if method == "POST" else 200), json.dumps(obj).encode()
+    if name is None:
+        prefix = "/registry/configmaps/%s/" % namespace
+        items = [v for k, v in sorted(node.etcd.items()) if k.startswith(prefix)]
+        return 200, json.dumps({"kind": "ConfigMapList", "apiVersion": "v1",
+                                "metadata": {}, "items": items}).encode()
+    key = "/registry/configmaps/%s/%s" % (namespace, name)
+    if key not in node.etcd:
+        return 404, _status(404, "NotFound", 'configmaps "%s" not found' % name)
+    obj = node.etcd[key]
+    if method == "DELETE":
+        cluster.write(key, None)
+    return 200, json.dumps(obj).encode()
+
+
+def respond(cluster, node, method, path, body=b""):
     """(status, content type, body) for one request."""
+    match = CONFIGMAPS.match(path)
+    if match and (method in ("GET", "HEAD", "POST") or (match.group(2) and method in (
+            "PUT", "DELETE"))):
+        code, payload = configmap(cluster, node, method, match.group(1), match.group(2), body)
+        return code, "application/json", payload
     if method not in ("GET", "HEAD"):
-        return 405, "application/json", _status(405, "MethodNotAllowed", "read-only API")
+        return 405, "application/json", _status(405, "MethodNotAllowed",
+                                                "only ConfigMaps can be written")
     if path in ("/healthz", "/livez", "/readyz"):
         return 200, "text/plain; charset=utf-8", b"ok"
     if path == "/version":
@@ -190,16 +258,19 @@ def _status(code, reason, message):
                        "message": message, "reason": reason, "code": code}).encode()
 
 
+REASONS = {200: "OK", 201: "Created", 400: "Bad Request", 404: "Not Found",
+           405: "Method Not Allowed", 409: "Conflict"}
+
+
 def handle_http(conn, cluster, node):
     while True:
         request = _read_request(conn)
         if request is None:
             return
-        method, path = request
-        code, ctype, body = respond(cluster, node, method, path)
+        method, path, payload = request
+        code, ctype, body = respond(cluster, node, method, path, payload)
         head = ("HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n" % (
-            code, {200: "OK", 404: "Not Found", 405: "Method Not Allowed"}[code], ctype,
-            len(body))).encode()
+            code, REASONS[code], ctype, len(body))).encode()
         conn.sendall(head + (b"" if method == "HEAD" else body))
 
 
@@ -240,6 +311,18 @@ class Registry:
             for cluster in self.clusters.values():
                 cluster.stopped = {n.name for n in cluster.nodes.values()} & set(names)
             self.sync()
+
+    def take_changed(self):
+        """Whether some cluster's etcd was written since the last call."""
+        with self.lock:
+            changed = [c for c in self.clusters.values() if c.changed]
+            for c in changed:
+                c.changed = False
+            return bool(changed)
+
+    def stopped_names(self):
+        with self.lock:
+            return set().union(*[c.stopped for c in self.clusters.values()])
 
     def route(self, address, port):
         """(cluster, master node, TLS context or None) serving address:port, or None."""

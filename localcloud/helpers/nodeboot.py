@@ -36,6 +36,8 @@ class Node:
 
     server_id: str
     env: dict = field(default_factory=dict)
+    #: A master's etcd keyspace (:mod:`etcdsim`): what its API stores, e.g. ConfigMaps.
+    etcd: dict = field(default_factory=dict)
 
     def get(self, key, default=""):
         return self.env.get(key) or default

@@ -43,7 +43,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from localcloud.helpers import kubeapi, nodeboot
+from localcloud.helpers import etcdsim, kubeapi, nodeboot
 
 SERVER_TYPES = ("OS::Nova::Server",)
 WAIT_TYPES = ("OS::Heat::WaitCondition",)
@@ -55,9 +55,11 @@ WAITING = ("CREATE_IN_PROGRESS", "UPDATE_IN_PROGRESS")
 RESIGNAL_AFTER = 10.0
 CERT_RETRY = 30.0
 GC_EVERY = 10.0
+HANDOVER_EVERY = 10.0
+TRUSTEE_TOKEN_FOR = 600.0
 #: Settings never written to nodesim-nodes.json (the node's credentials).
 SECRET_KEYS = ("TRUSTEE_PASSWORD", "NODE_TOKEN", "KUBE_SA_PRIVATE_KEY", "CA_PRIVATE_KEY",
-               "WAIT_TOKEN")
+               "WAIT_TOKEN", "ETCD_RESTORE_KEY")
 
 
 def log(msg):
@@ -112,6 +114,8 @@ class Simulator:
         self.pending = {}  # server id -> (stack id, node, next certificate attempt)
         self.server_status = {}  # Nova server id -> status (full tier)
         self.last_gc = 0.0
+        self.handover_at = {}  # server id -> last run of its etcd handover timer
+        self.trustee_tokens = {}  # server id -> (token, time): the timer's cached login
 
     # -------------------------------------------------------------- auth
     def login(self):
@@ -229,6 +233,9 @@ class Simulator:
             return  # servers still booting, or failed: no node would answer
         for server in servers:
             self.boot(sid, server)
+        failures = [(self.booted.get(s.get("physical_resource_id")) or {}).get("failure")
+                    for s in servers]
+        failure = next((f for f in failures if f), None)
         node_name = self.node_name(path, sid, servers)
         for r in waiting:
             key = (sid, r["resource_name"])
@@ -238,7 +245,7 @@ class Simulator:
                 continue  # handle_create still running: a signal now would be rejected
             try:
                 if r["resource_type"] in WAIT_TYPES:
-                    self.signal_wait_condition(stack, path, r, by_name, node_name)
+                    self.signal_wait_condition(stack, path, r, by_name, node_name, failure)
                 else:
                     self.signal_deployment(stack, path, r)
                 self.signalled[key] = time.time()
@@ -274,7 +281,8 @@ class Simulator:
             return handles[0]["resource_name"]
         return None
 
-    def signal_wait_condition(self, stack, path, wait, by_name, node_name):
+    def signal_wait_condition(self, stack, path, wait, by_name, node_name, failure=None):
+        """``failure``: the node's bootstrap failed (magnum-bootstrap signals FAILURE)."""
         sid = stack["id"]
         handle = self.find_handle(path, sid, wait, by_name)
         if not handle:
@@ -304,8 +312,9 @@ class Simulator:
         sent = [i for i in candidates if i not in have][:missing]
         for ident in sent:
             call("POST", endpoint, token, {
-                "status": "SUCCESS", "reason": "bootstrap complete (simulated)",
-                "data": "ok", "id": ident})
+                "status": "FAILURE" if failure else "SUCCESS",
+                "reason": failure or "bootstrap complete (simulated)",
+                "data": "failed" if failure else "ok", "id": ident})
         log("signalled WaitCondition %s/%s via handle %s (ids %s; count %s, %d held before)"
             % (stack["stack_name"], wait["resource_name"], handle, ",".join(sent),
                count if known else "?", len(have)))
@@ -348,6 +357,7 @@ class Simulator:
         if (self.booted.get(server_id) or {}).get("digest") == digest:
             return
         node = nodeboot.read_node(server_id, user_data)
+        before = (self.booted.get(server_id) or {}).get("node")
         self.booted[server_id] = {"stack": stack_id, "digest": digest, "node": node,
                                   "tls": None}
         self.pending.pop(server_id, None)
@@ -355,12 +365,70 @@ class Simulator:
             return  # not a Magnum node: nothing runs on it
         log("booted %s %s of cluster %s (%s)" % ("master" if node.master else "worker",
                                                  node.name, node.cluster, node.ip))
+        if node.master:
+            try:
+                node.etcd = self.etcd_data(node, before)
+            except etcdsim.RestoreError as e:
+                log("etcd of %s not restored: %s" % (node.name, e))
+                self.booted[server_id]["failure"] = (
+                    "bootstrap step 40-etcd.sh failed on %s" % node.name)
+                return  # the bootstrap stops there: no API
         if node.master and node.tls:
             self.pending[server_id] = (stack_id, node, 0.0)
             self.retry_certificates()
         else:
             self.api.add(server_id, node)
             self.save()
+
+    def etcd_data(self, node, before):
+        """A booting master's etcd keyspace: what its etcd volume holds, the snapshot its
+        predecessor handed over (ETCD_RESTORE_IMAGE), else what a running peer replicates to
+        a new member, else empty. New user data means a new server (the templates' servers
+        replace on a user data change, the lite tier's facade keeps the id): a root disk's
+        data never survives it."""
+        volume = node.get("ETCD_VOLUME_ID")
+        if volume:
+            for other in [before] + [e.get("node") for e in self.booted.values()]:
+                if other is not None and other is not node and other.master and other.get(
+                        "ETCD_VOLUME_ID") == volume:
+                    return other.etcd
+        if node.get("ETCD_RESTORE_IMAGE"):
+            keyspace = etcdsim.restore(node)
+            log("etcd of %s restored from image %s (%d keys)" % (
+                node.name, node.get("ETCD_RESTORE_IMAGE"), len(keyspace)))
+            return keyspace
+        for entry in self.booted.values():
+            peer = entry.get("node")
+            if (peer is not None and peer is not node and peer.master
+                    and peer.cluster == node.cluster and not entry.get("failure")):
+                return dict(peer.etcd)
+        return {}
+
+    def handovers(self):
+        """magnum-etcd-handover.timer of every running lone master: answer a snapshot
+        request Magnum left in Glance (a stopped node runs no timer)."""
+        stopped = self.api.stopped_names()
+        for server_id, entry in list(self.booted.items()):
+            node = entry.get("node")
+            if (node is None or entry.get("failure") or server_id in self.pending
+                    or node.name in stopped or not etcdsim.lone_master(node)):
+                continue
+            if time.time() - self.handover_at.get(server_id, 0.0) < HANDOVER_EVERY:
+                continue
+            self.handover_at[server_id] = time.time()
+            try:
+                token, at = self.trustee_tokens.get(server_id, (None, 0.0))
+                if time.time() - at > TRUSTEE_TOKEN_FOR:
+                    token = nodeboot.trustee_token(node)
+                    self.trustee_tokens[server_id] = (token, time.time())
+                answered = etcdsim.answer_request(node, node.etcd, token)
+            except (nodeboot.BootError, urllib.error.URLError, OSError, ValueError) as e:
+                self.trustee_tokens.pop(server_id, None)
+                log("etcd handover of %s failed (will retry): %s" % (node.name, e))
+                continue
+            if answered:
+                log("etcd snapshot of %s handed over (image %s, %d keys)" % (
+                    node.name, answered, len(node.etcd)))
 
     def retry_certificates(self):
         """Masters whose API certificate is still to be signed: try the due ones."""
@@ -401,6 +469,8 @@ class Simulator:
                 if entry["node"] is not None:
                     log("forgetting %s: its stack is gone" % entry["node"].name)
                 del self.booted[server_id]
+                self.handover_at.pop(server_id, None)
+                self.trustee_tokens.pop(server_id, None)
                 self.pending.pop(server_id, None)
                 self.api.remove(server_id)
         self.apply_stopped()
@@ -438,7 +508,8 @@ class Simulator:
             nodes.append({"server_id": server_id, "stack": entry["stack"],
                           "digest": entry["digest"], "tls": entry["tls"],
                           "api": server_id not in self.pending,
-                          "env": {k: v for k, v in node.env.items() if k not in SECRET_KEYS}})
+                          "env": {k: v for k, v in node.env.items() if k not in SECRET_KEYS},
+                          "etcd": node.etcd})
         _write_private(os.path.join(self.state_dir, "nodesim-nodes.json"), nodes)
 
     def load(self):
@@ -453,7 +524,7 @@ class Simulator:
         for item in saved:
             if not item.get("api"):
                 continue  # its certificate was pending: the next poll boots it again
-            node = nodeboot.Node(item["server_id"], item["env"])
+            node = nodeboot.Node(item["server_id"], item["env"], item.get("etcd") or {})
             tls = tuple(item["tls"]) if item.get("tls") else None
             self.booted[item["server_id"]] = {"stack": item["stack"], "digest": item["digest"],
                                               "node": node, "tls": tls}
@@ -469,6 +540,9 @@ class Simulator:
                 self.poll()
                 self.retry_certificates()
                 self.collect()
+                self.handovers()
+                if self.api.take_changed():
+                    self.save()
             except Exception as e:  # keep running whatever Heat or Keystone says
                 log("poll failed: %s: %s" % (type(e).__name__, e))
                 self.token = None

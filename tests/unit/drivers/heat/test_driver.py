@@ -86,10 +86,6 @@ def test_upgrade_rules():
     upgrade.check_version(None, "v1.30.0")
     with pytest.raises(exception.InvalidParameterValue):
         upgrade.check_version("v1.31.4", "v1.30.9")
-    with pytest.raises(exception.NotSupported):
-        upgrade.check_masters_replaceable(1, 0)
-    upgrade.check_masters_replaceable(1, 5)
-    upgrade.check_masters_replaceable(3, 0)
     assert (upgrade.next_generation("2"), upgrade.next_generation(None)) == (3, 1)
 
 

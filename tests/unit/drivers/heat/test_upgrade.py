@@ -33,13 +33,6 @@ def test_a_downgrade_is_refused_and_a_first_version_or_an_upgrade_pass():
         upgrade.check_version("v1.30.1", "v1.30.0")
 
 
-def test_a_lone_master_is_replaced_only_when_etcd_has_its_own_volume():
-    upgrade.check_masters_replaceable(1, 10)
-    upgrade.check_masters_replaceable(3, 0)
-    with pytest.raises(exception.NotSupported, match="etcd_volume_size"):
-        upgrade.check_masters_replaceable(1, 0)
-
-
 @pytest.mark.parametrize("current, expected", [(None, 1), ("", 1), ("3", 4), (7, 8),
                                                ("garbage", 1)])
 def test_the_node_generation_counts_up_from_what_heat_returns(current, expected):

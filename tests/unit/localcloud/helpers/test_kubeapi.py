@@ -120,3 +120,37 @@ def test_tls_needs_a_client_certificate_of_the_cluster_ca(registry, tmp_path):
     anonymous = ssl.create_default_context(cafile=str(tmp_path / "ca.pem"))
     with pytest.raises((urllib.error.URLError, ssl.SSLError, ConnectionError)):
         _get("https://127.99.3.10:6443/healthz", context=anonymous)
+
+
+def _call(method, url, body=None):
+    req = urllib.request.Request(url, method=method, data=json.dumps(body).encode()
+                                 if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_configmaps_live_in_every_running_masters_etcd(registry):
+    cluster = str(uuid.uuid4())
+    m0 = _node("c-master-0", "127.99.0.30", True, cluster)
+    m1 = _node("c-master-1", "127.99.0.31", True, cluster)
+    registry.add("m0", m0)
+    registry.add("m1", m1)
+    url = "http://127.99.0.30:8080/api/v1/namespaces/default/configmaps"
+    code, made = _call("POST", url, {"metadata": {"name": "kept"}, "data": {"k": "v"}})
+    assert (code, made["data"]) == (201, {"k": "v"})
+    assert _call("POST", url, {"metadata": {"name": "kept"}})[0] == 409
+    assert m1.etcd["/registry/configmaps/default/kept"]["data"] == {"k": "v"}  # replicated
+    # read from the other master, replaced with PUT, listed, deleted
+    other = "http://127.99.0.31:8080/api/v1/namespaces/default/configmaps"
+    assert _call("GET", other + "/kept")[1]["data"] == {"k": "v"}
+    assert _call("PUT", other + "/kept", {"data": {"k": "w"}})[0] == 200
+    assert [i["data"] for i in _call("GET", url)[1]["items"]] == [{"k": "w"}]
+    assert _call("DELETE", url + "/kept")[0] == 200
+    assert _call("GET", other + "/kept")[0] == 404
+    assert _call("POST", url, {"data": {}})[0] == 400  # no name
+    assert _call("PUT", "http://127.99.0.30:8080/api/v1/nodes/x", {})[0] == 405
+    assert registry.take_changed() and not registry.take_changed()
