@@ -146,3 +146,58 @@ def test_parse_curl_cli(nodesim):
            "-H 'Accept: application/json' http://127.0.0.1:8004/v1/p/stacks/s/i/resources/h/signal")
     assert nodesim.parse_curl_cli(cli) == (
         "http://127.0.0.1:8004/v1/p/stacks/s/i/resources/h/signal", "gAAAAB-tok")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _boot_master(nodesim, sim, tmp_path, **env):
+    """Hand the simulator a master's user data (Ignition) and let it boot the server."""
+    import json
+    import urllib.parse
+
+    lines = {"CLUSTER_UUID": "c1", "NODE_NAME": "node-0", "NODE_IP": "127.99.0.50",
+             "IS_MASTER": "true", "TLS_DISABLED": "true", "MASTER_IPS": "127.99.0.50", **env}
+    text = "".join(f"{k}={v}\n" for k, v in lines.items())
+    (tmp_path / "srv-1.user_data").write_text(json.dumps({"storage": {"files": [{
+        "path": "/etc/magnum/bootstrap.env",
+        "contents": {"source": "data:," + urllib.parse.quote(text)}}]}}))
+    sim.servers_dir = str(tmp_path)
+    sim.boot("s1", {"physical_resource_id": "srv-1"})
+    return sim.booted["srv-1"]
+
+
+def test_a_master_whose_snapshot_cannot_be_restored_signals_failure(nodesim, tmp_path):
+    res = _resources("CREATE_COMPLETE")
+    sim = FakeSim(nodesim, {"/stacks/n0/s1": NODE_TEMPLATE}, {"/stacks/n0/s1": res}, ATTRS)
+    closed = f"http://127.0.0.1:{_free_port()}"
+    try:
+        entry = _boot_master(nodesim, sim, tmp_path, ETCD_RESTORE_IMAGE="img-1",
+                             AUTH_URL=closed, GLANCE_URL=closed)
+        assert entry["failure"] == "bootstrap step 40-etcd.sh failed on node-0"
+        assert sim.api.route("127.99.0.50", 8080) is None  # its bootstrap stopped: no API
+        res[1]["physical_resource_id"] = "srv-1"
+        sim.handle_stack(STACK, "/stacks/n0/s1", res)
+        assert sim.sent[-1][3]["status"] == "FAILURE"
+        assert sim.sent[-1][3]["reason"] == "bootstrap step 40-etcd.sh failed on node-0"
+    finally:
+        sim.api.close()
+
+
+def test_new_user_data_is_a_new_root_disk_but_an_etcd_volume_keeps_its_data(nodesim, tmp_path):
+    sim = FakeSim(nodesim, {}, {}, ATTRS)
+    try:
+        entry = _boot_master(nodesim, sim, tmp_path, KUBE_TAG="v1.31.4")
+        entry["node"].etcd["/registry/k"] = {"v": 1}
+        assert _boot_master(nodesim, sim, tmp_path, KUBE_TAG="v1.32.1")["node"].etcd == {}
+        entry = _boot_master(nodesim, sim, tmp_path, KUBE_TAG="v1.32.1", ETCD_VOLUME_ID="v1")
+        entry["node"].etcd["/registry/k"] = {"v": 2}
+        kept = _boot_master(nodesim, sim, tmp_path, KUBE_TAG="v1.33.0", ETCD_VOLUME_ID="v1")
+        assert kept["node"].etcd == {"/registry/k": {"v": 2}}
+    finally:
+        sim.api.close()
