@@ -364,7 +364,18 @@ class Repository(Generic[ModelT]):
         list or set means IN). One statement, so it is atomic on SQLite, MariaDB and
         PostgreSQL alike without row locks held across calls.
         """
-        stmt = sa.update(self.model).where(self.model.uuid == uuid)
+        stmt = self._matching(sa.update(self.model), uuid, expected, extra_where)
+        if "updated_at" not in values:
+            values = {**values, "updated_at": models.utcnow()}
+        stmt = stmt.values(**values).execution_options(synchronize_session=False)
+        with writer(context) as session:
+            result = session.execute(stmt)
+        return result.rowcount == 1
+
+    def _matching(self, stmt: Any, uuid: str, expected: dict[str, Any],
+                  extra_where: Sequence[sa.ColumnElement[bool]] = ()) -> Any:
+        """``stmt`` restricted to the row ``uuid`` while it holds ``expected``."""
+        stmt = stmt.where(self.model.uuid == uuid)
         for key, value in expected.items():
             column = getattr(self.model, key)
             if value is None:
@@ -375,12 +386,15 @@ class Repository(Generic[ModelT]):
                 stmt = stmt.where(column == value)
         for clause in extra_where:
             stmt = stmt.where(clause)
-        if "updated_at" not in values:
-            values = {**values, "updated_at": models.utcnow()}
-        stmt = stmt.values(**values).execution_options(synchronize_session=False)
+        return stmt
+
+    def destroy_if(self, context: RequestContext | None, uuid: str,
+                   expected: dict[str, Any]) -> bool:
+        """``DELETE ... WHERE uuid = :uuid AND <expected>``; True when the row went."""
+        stmt = self._matching(sa.delete(self.model), uuid, expected).execution_options(
+            synchronize_session=False)
         with writer(context) as session:
-            result = session.execute(stmt)
-        return result.rowcount == 1
+            return session.execute(stmt).rowcount == 1
 
     def destroy(self, context: RequestContext | None, uuid: str) -> None:
         with writer(context) as session:

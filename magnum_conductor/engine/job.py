@@ -46,6 +46,28 @@ class Outcome:
     record: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class NodeGroupWrite:
+    """A node group's new values from a snapshot (None: the row goes), written only while
+    the node group is the version that was read (its status and ``updated_at``): a request
+    that moved it since, e.g. one queued behind the running operation, wins."""
+
+    observed: models.NodeGroup
+    values: dict[str, Any] | None
+
+    def apply(self, context: RequestContext) -> bool:
+        ng = self.observed
+        expected = {"cluster_id": ng.cluster_id, "status": ng.status,
+                    "updated_at": ng.updated_at}
+        if self.values is None:
+            return nodegroups.destroy_if(context, ng.uuid, expected)
+        return nodegroups.compare_and_swap(context, ng.uuid, expected, self.values)
+
+
+class _Stale(Exception):
+    """A guarded node-group write found its row moved on: roll the transaction back."""
+
+
 class Job:
     """The state one handler run works with; reload() after anything else may have written."""
 
@@ -112,19 +134,25 @@ class Job:
 
     # --- writes, all conditional on the lease ----------------------------------------------
     def _swap(self, expected: dict[str, Any], values: dict[str, Any],
-              outcome: Outcome | None) -> bool:
-        """The guarded UPDATE of the row and the record's outcome, one transaction."""
+              outcome: Outcome | None, writes: list[NodeGroupWrite] | None = None) -> bool:
+        """The guarded UPDATE of the row, the node-group ``writes`` and the record's
+        outcome: one transaction, nothing written when any guard fails."""
         self.lease.ensure()
         context = make_admin_context()
-        with db_api.writer(context):
-            if not clusters.compare_and_swap(context, self.uuid,
-                                             {**expected, "lock_owner": self.lease.owner},
-                                             values):
-                return False
-            if outcome is not None and outcome.record is not None:
-                records.finish(outcome.record, outcome.state, outcome.reason, context)
-            elif outcome is not None:
-                records.finish_running(self.uuid, outcome.state, outcome.reason, context)
+        try:
+            with db_api.writer(context):
+                if not clusters.compare_and_swap(context, self.uuid,
+                                                 {**expected, "lock_owner": self.lease.owner},
+                                                 values):
+                    return False
+                if not all(write.apply(context) for write in writes or ()):
+                    raise _Stale
+                if outcome is not None and outcome.record is not None:
+                    records.finish(outcome.record, outcome.state, outcome.reason, context)
+                elif outcome is not None:
+                    records.finish_running(self.uuid, outcome.state, outcome.reason, context)
+        except _Stale:
+            return False
         return True
 
     def save(self, outcome: Outcome | None = None, **values: Any) -> models.Cluster:
@@ -136,10 +164,11 @@ class Job:
         return self.reload()
 
     def save_if(self, expected: dict[str, Any], outcome: Outcome | None = None,
-                **values: Any) -> bool:
-        """Like save(), and only while the row still holds ``expected`` (what a write from
-        an earlier snapshot assumed); False, nothing written, when it moved on."""
-        if self._swap(expected, values, outcome):
+                writes: list[NodeGroupWrite] | None = None, **values: Any) -> bool:
+        """Like save(), and only while the row still holds ``expected`` and each node group
+        of ``writes`` is as observed (what a write from an earlier snapshot assumed); False,
+        nothing written, when anything moved on."""
+        if self._swap(expected, values, outcome, writes):
             self.reload()
             return True
         if self.reload().lock_owner != self.lease.owner:

@@ -34,7 +34,7 @@ from magnum_conductor.conf import BINARY, CONF
 from magnum_conductor.engine import lifecycle, notifications, operations
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers.cluster import complete_delete, create_timeout
-from magnum_conductor.engine.job import Job, Outcome
+from magnum_conductor.engine.job import Job, NodeGroupWrite, Outcome
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.identity import keystone
 from magnum_conductor.status.aggregate import (
@@ -283,12 +283,13 @@ class StatusSync:
         failed = f"{states.action_of(observed)}_FAILED"
         if failed not in states.ALL_STATUSES:
             failed = states.UPDATE_FAILED
-        for ng in job.nodegroups():
-            if states.is_in_progress(ng.status):
-                job.save_nodegroup(ng.uuid, status=f"{states.action_of(ng.status)}_FAILED"
-                                   if states.action_of(ng.status) != "ROLLBACK"
-                                   else states.ROLLBACK_FAILED, status_reason=reason)
-        if not job.save_if(seen.expected(), Outcome(states.OPERATION_FAILED, reason),
+        queued = records.queued_targets(job.uuid)
+        writes = [NodeGroupWrite(ng, {"status": f"{states.action_of(ng.status)}_FAILED"
+                                      if states.action_of(ng.status) != "ROLLBACK"
+                                      else states.ROLLBACK_FAILED, "status_reason": reason})
+                  for ng in job.nodegroups()
+                  if states.is_in_progress(ng.status) and ng.uuid not in queued]
+        if not job.save_if(seen.expected(), Outcome(states.OPERATION_FAILED, reason), writes,
                            status=failed, status_reason=reason):
             return False
         lifecycle.stack_verdict(job, failed, reason)
@@ -330,28 +331,24 @@ class StatusSync:
             values.update(outputs)
         # who is at fault is read from Heat's resource paths, before they are summarised
         attribute_shared_failures(groups)
+        writes: list[NodeGroupWrite] = []
         for group, ng in zip(groups, ngs, strict=True):
             if group.gone:
-                job.lease.ensure()
-                from magnum_common.db.nodegroups import nodegroups
-
-                nodegroups.destroy(None, ng.uuid)
+                writes.append(NodeGroupWrite(ng, None))
                 continue
             details = failure_details.get(ng.stack_id or "")
             if details and not group.bystander:
                 group.reason = details
-        for group, ng in zip(groups, ngs, strict=True):
-            if group.gone:
-                continue
-            reason = group.reason
             ng_values = dict(values.pop(f"ng:{ng.uuid}", {}))
-            if (group.status, reason) != (ng.status, ng.status_reason) or ng_values:
-                job.save_nodegroup(ng.uuid, status=group.status, status_reason=reason,
-                                   **ng_values)
+            if (group.status, group.reason) != (ng.status, ng.status_reason) or ng_values:
+                writes.append(NodeGroupWrite(ng, {"status": group.status,
+                                                  "status_reason": group.reason,
+                                                  **ng_values}))
         status, reason = cluster_state(observed, groups)
         ended = bool(status) and not states.is_in_progress(status)
         settled = Outcome(operations.record_state(status), reason) if ended else None
-        if not job.save_if(seen.expected(), settled, status=status, status_reason=reason,
+        if not job.save_if(seen.expected(), settled, writes, status=status,
+                           status_reason=reason,
                            **{k: v for k, v in values.items() if not k.startswith("ng:")}):
             return False
         if ended:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 import sqlalchemy.orm
+import standin_driver
 import support
 
 from magnum_common import crypto, states
@@ -153,3 +154,56 @@ def test_no_commit_shows_an_ended_cluster_whose_record_runs(conductor, standin,
     assert outcomes == [states.OPERATION_FAILED] * 3 + [states.OPERATION_SUCCEEDED] * 3
     assert commit_checks["commits"] > 20
     assert commit_checks["lies"] == []
+
+
+def test_sync_never_overwrites_a_node_group_a_newer_request_moved(conductor, standin,
+                                                                 monkeypatch):
+    """Point 5 for node groups: a resize queued while the sync reads the outputs of the
+    previous one (between its snapshot and its write) keeps its node group as the API
+    moved it; the sync's write from the older snapshot is refused whole, and the queued
+    resize then runs."""
+    api = ConductorAPI()
+    ctx = support.requester()
+    standin.control(create_seconds=0.3, update_seconds=0.3)
+    cluster = support.record_cluster(ctx, support.make_template())
+    api.cluster_create(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
+    queued: list[str] = []
+    read_outputs = standin_driver.StandinDriver.read_outputs
+
+    def queue_a_resize_first(self, res, cluster_row, template, ngs, stack_id):
+        if not queued and cluster_row.status == states.UPDATE_IN_PROGRESS:
+            queued.append(api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid))
+        return read_outputs(self, res, cluster_row, template, ngs, stack_id)
+
+    monkeypatch.setattr(standin_driver.StandinDriver, "read_outputs", queue_a_resize_first)
+    moved: list[Any] = []
+
+    def check(session: Any) -> None:
+        if queued and session.info.get(db_api._WRITER_CONNECTED):
+            row = session.execute(sa.select(models.NodeGroup.status).where(
+                models.NodeGroup.uuid == worker.uuid)).scalar_one()
+            pending = session.execute(sa.select(models.ClusterOperation.state).where(
+                models.ClusterOperation.uuid == queued[0])).scalar_one()
+            if pending == states.OPERATION_PENDING and row != states.UPDATE_IN_PROGRESS:
+                moved.append(row)
+
+    sa.event.listen(sa.orm.Session, "before_commit", check)
+    try:
+        first = api.cluster_resize(ctx, cluster.uuid, 2, worker.uuid)
+        support.wait_for(lambda: queued and operations.get_in_cluster(
+            None, cluster.uuid, queued[0]).state == states.OPERATION_SUCCEEDED,
+            what="the queued resize done")
+    finally:
+        sa.event.remove(sa.orm.Session, "before_commit", check)
+    assert moved == []
+    assert operations.get_in_cluster(None, cluster.uuid, first).state == \
+        states.OPERATION_SUCCEEDED
+    row = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid)).status
+                           == states.UPDATE_COMPLETE and c, what="UPDATE_COMPLETE")
+    assert row.operation is None
+    ng = nodegroups.get_by_uuid(None, worker.uuid)
+    assert (ng.status, ng.node_count) == (states.UPDATE_COMPLETE, 3)
+    assert standin.stacks_named(cluster.name)[0]["parameters"]["number_of_minions"] == "3"
