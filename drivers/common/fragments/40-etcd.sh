@@ -159,7 +159,8 @@ etcd_handover() {
 etcd_restore() {
     local work rc=0
     work=$(mktemp -d)
-    if ! glance_call -o "$work/sealed" "$GLANCE_URL/v2/images/${ETCD_RESTORE_IMAGE:-}/file"; then
+    if ! retry 12 glance_call -o "$work/sealed" \
+        "$GLANCE_URL/v2/images/${ETCD_RESTORE_IMAGE:-}/file"; then
         rc=1
     fi
     if (( rc == 0 )) && ! echo "${ETCD_RESTORE_SHA512:-}  $work/sealed" | sha512sum --check --status
