@@ -187,15 +187,16 @@ class ConductorAPI:
     def _check_contradiction(cluster: Any, operation: str, target: Target,
                              blocking: list[Any]) -> None:
         """409 for a request that cannot wait behind what is open on the cluster: anything
-        while it is created or deleted, a delete while anything is open, anything on a node
-        group that is being deleted."""
+        while it is created or deleted, anything on a node group that is being deleted. A
+        node group's delete waits behind anything (the cluster's own never comes here)."""
         if not blocking:  # recorded by a release without operation records
             raise exception.OperationConflict(
                 request=operation, operation="(unrecorded)", kind=cluster.operation,
                 state=states.OPERATION_PENDING, cluster=cluster.name or cluster.uuid)
         for record in blocking:
-            if (operation == states.OP_DELETE
-                    or record.kind in (states.OP_CREATE, states.OP_DELETE)
+            if operation == states.OP_NODEGROUP_DELETE and record.kind != states.OP_DELETE:
+                continue
+            if (record.kind in (states.OP_CREATE, states.OP_DELETE)
                     or (record.kind == states.OP_NODEGROUP_DELETE
                         and record.nodegroup_id == target.nodegroup_uuid)):
                 raise exception.OperationConflict(
@@ -275,11 +276,66 @@ class ConductorAPI:
             Target(nodegroup_uuid, {nodegroup_uuid: _resizing(node_count)}))
 
     def cluster_delete(self, context: RequestContext, cluster_uuid: str) -> str:
-        deleting = {"status": states.DELETE_IN_PROGRESS,
-                    "status_reason": "Deleting the cluster."}
-        groups = {ng.uuid: deleting for ng in nodegroups.list(None, {"cluster_id": cluster_uuid})}
-        return self._submit(context, cluster_uuid, states.OP_DELETE, {},
-                            Target(nodegroups=groups))
+        """DELETE is accepted in every state, as upstream: recorded like any request when
+        nothing is open, else it takes the cluster over (:meth:`_take_over`). A DELETE
+        while one is open names that one and changes nothing (a conductor is asked again
+        to run it, in case its cast was lost). Returns the delete's record UUID."""
+        for _ in range(3):
+            cluster = clusters.get_by_uuid(None, cluster_uuid)
+            blocking = operations.open_of(cluster_uuid)
+            running = next((r for r in blocking if r.kind == states.OP_DELETE), None)
+            if running is not None:
+                if cluster.operation == states.OP_DELETE:
+                    self._cast(context, states.OP_DELETE, cluster_uuid=cluster_uuid)
+                return running.uuid
+            groups = {ng.uuid: _DELETING
+                      for ng in nodegroups.list(None, {"cluster_id": cluster_uuid})}
+            try:
+                if cluster.operation is None and not blocking:
+                    record_uuid = self._record(context, cluster, states.OP_DELETE, {},
+                                               Target(nodegroups=groups))
+                else:
+                    record_uuid = self._take_over(context, cluster, blocking, groups)
+            except _Lost:
+                continue  # another request or a conductor moved the row: look again
+            self._cast(context, states.OP_DELETE, cluster_uuid=cluster_uuid)
+            return record_uuid
+        raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
+
+    def _take_over(self, context: RequestContext, cluster: Any, blocking: list[Any],
+                   groups: dict[str, dict[str, Any]]) -> str:
+        """One transaction: the open records are superseded (queued ones never run), the
+        delete becomes the operation on the row, the cluster and its node groups move to
+        DELETE_IN_PROGRESS, and the lease is freed. The conductor running the superseded
+        operation is stopped by that: its next write, or the lease check before its next
+        step, finds the lease gone, and a live, dead or hung holder alike no longer keeps the
+        cluster; the conductor that takes the delete finds the stacks by id or name."""
+        record_uuid = utils.generate_uuid()
+        requested = context.record()
+        now = db_api.now()
+        status, reason = states.ACCEPTED_STATUS[states.OP_DELETE]
+        values = {"operation": states.OP_DELETE, "operation_at": now, "updated_at": now,
+                  "operation_args": {
+                      **requested, "operation_id": record_uuid,
+                      "previous_status": cluster.status,
+                      "previous_reason": cluster.status_reason,
+                      "previous_updated_at": cluster.updated_at.isoformat()
+                      if cluster.updated_at else None},
+                  "status": status, "status_reason": reason,
+                  "lock_owner": None, "lock_expires_at": None}
+        expected = {"operation": cluster.operation, "operation_at": cluster.operation_at}
+        with db_api.writer(context):
+            if not clusters.compare_and_swap(context, cluster.uuid, expected, values):
+                raise _Lost
+            if not operations.supersede(context, [r.uuid for r in blocking],
+                                        f"Superseded by the cluster delete {record_uuid}."):
+                raise _Lost
+            self._write_targets(context, cluster.uuid, Target(nodegroups=groups))
+            operations.add(context, cluster.uuid, states.OP_DELETE, requested,
+                           uuid=record_uuid)
+        LOG.info("Delete %s of cluster %s supersedes %s", record_uuid, cluster.uuid,
+                 ", ".join(f"{r.kind} {r.uuid}" for r in blocking) or cluster.operation)
+        return record_uuid
 
     def nodegroup_create(self, context: RequestContext, cluster_uuid: str,
                          values: dict[str, Any]) -> str:
@@ -307,6 +363,20 @@ class ConductorAPI:
 
     def nodegroup_delete(self, context: RequestContext, cluster_uuid: str,
                          nodegroup_uuid: str) -> str:
+        """Accepted in every state: a delete of the node group (or of its cluster) that is
+        open already is named and nothing changes; queued requests about the node group are
+        superseded, and the delete waits behind the operation that runs."""
+        cluster = clusters.get_by_uuid(None, cluster_uuid)
+        blocking = operations.open_of(cluster_uuid)
+        for record in blocking:
+            if record.kind == states.OP_DELETE or (
+                    record.kind == states.OP_NODEGROUP_DELETE
+                    and record.nodegroup_id == nodegroup_uuid):
+                return record.uuid
+        started = (cluster.operation_args or {}).get("operation_id")
+        queued = [r.uuid for r in blocking if r.nodegroup_id == nodegroup_uuid
+                  and r.state == states.OPERATION_PENDING and r.uuid != started]
+        operations.supersede(None, queued, "Superseded by a delete of the node group.")
         deleting = {"status": states.DELETE_IN_PROGRESS,
                     "status_reason": "Deleting the node group."}
         return self._submit(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
@@ -355,6 +425,9 @@ def _default_worker(cluster_uuid: str) -> Any:
 
 #: Node group attributes whose change needs a stack update (the nodes carry them).
 _NODE_SETTINGS = ("node_labels", "node_taints")
+
+
+_DELETING = {"status": states.DELETE_IN_PROGRESS, "status_reason": "Deleting the cluster."}
 
 
 def _resizing(node_count: int) -> dict[str, Any]:

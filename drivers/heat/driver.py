@@ -216,6 +216,19 @@ class KubernetesHeatDriver(Driver):
                 LOG.warning("etcd snapshots of cluster %s left in Glance: %s", cluster.uuid,
                             exc)
 
+    @retry.operation()
+    def find_stacks(self, res: ClusterResources, cluster: Any,
+                    nodegroups: list[Any]) -> dict[str, str]:
+        heat = client.heat(res.session())
+        main = stack_ops.find(heat, cluster.stack_id or stack_ops.cluster_stack_name(cluster))
+        found = {}
+        for ng in nodegroups:
+            stack = main if ng.is_default else stack_ops.find(
+                heat, ng.stack_id or stack_ops.nodegroup_stack_name(cluster, ng))
+            if stack is not None:
+                found[ng.uuid] = stack.id
+        return found
+
     # --- node groups ---------------------------------------------------------------------
     def _render_nodegroup(self, cluster: Any, template: Any, nodegroups: list[Any],
                           nodegroup: Any) -> renderer.Rendered:

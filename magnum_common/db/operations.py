@@ -112,6 +112,23 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
         with api.writer(context) as session:
             return session.execute(stmt).rowcount
 
+    def supersede(self, context: RequestContext | None, uuids: list[str],
+                  reason: str) -> bool:
+        """End open records because a DELETE replaces them (pending: never to run; running:
+        its conductor is stopped); False, nothing written, when one of them has ended
+        meanwhile. Joins the caller's transaction when it uses the same context."""
+        if not uuids:
+            return True
+        now = api.now()
+        stmt = (sa.update(self.model)
+                .where(self.model.uuid.in_(uuids), self.model.state.in_(_OPEN))
+                .values(state=states.OPERATION_SUPERSEDED, finished_at=now,
+                        result_reason=reason, updated_at=now,
+                        started_at=sa.func.coalesce(self.model.started_at, now))
+                .execution_options(synchronize_session=False))
+        with api.writer(context) as session:
+            return session.execute(stmt).rowcount == len(uuids)
+
     def open_of(self, cluster_uuid: str) -> list[models.ClusterOperation]:
         """The cluster's pending and running records, oldest first."""
         query = (sa.select(self.model)

@@ -81,7 +81,9 @@ class ClusterResources(Protocol):
     context: Any  # magnum_common.context.RequestContext acting for the cluster owner
 
     def session(self) -> Any:
-        """A keystoneauth1 session acting for the cluster owner in the cluster's project."""
+        """A keystoneauth1 session acting for the cluster owner in the cluster's project.
+        Ask for it at each attempt: it raises once the work must stop (a DELETE took the
+        cluster over), so a retried request is not sent again."""
 
     def url_for(self, service_type: str, interface: str = "public") -> str | None:
         """The catalog endpoint of a service, or None when the catalog lacks it."""
@@ -162,6 +164,14 @@ class Driver(abc.ABC):
     def delete_cluster(self, res: ClusterResources, cluster: Any,
                        nodegroups: list[Any]) -> None:
         """Delete every stack of the cluster; a missing stack is not an error."""
+
+    @abc.abstractmethod
+    def find_stacks(self, res: ClusterResources, cluster: Any,
+                    nodegroups: list[Any]) -> dict[str, str]:
+        """Map each node group UUID to its live stack, found by the recorded id or, when
+        none was recorded (a create whose answer was lost, or superseded by a DELETE before
+        it saved the id), by the name the driver gives its stacks. Stacks that are gone are
+        left out; the delete then has nothing to wait for."""
 
     # --- node groups -----------------------------------------------------------------------
     @abc.abstractmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import sqlalchemy as sa
 from oslo_log import log as logging
 
 from magnum_common import exception, states
@@ -107,7 +108,11 @@ class Job:
     def resources(self) -> Resources:
         if self._resources is None or self._resources.cluster is not self.cluster:
             creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
-            self._resources = Resources(self.context, self.cluster, prefer_requester=creating)
+            deleting = (self.cluster.operation == states.OP_DELETE
+                        or self.cluster.status == states.DELETE_IN_PROGRESS)
+            self._resources = Resources(self.context, self.cluster, prefer_requester=creating,
+                                        service_fallback=deleting,
+                                        guard=self.lease.confirm)
         return self._resources
 
     def sent_already(self, exc: Exception, request: str) -> bool:
@@ -177,8 +182,15 @@ class Job:
         return False
 
     def save_nodegroup(self, uuid: str, **values: Any) -> None:
+        """Update a node group row while the cluster's lease is still ours (in the same
+        statement: a DELETE that took the cluster over keeps its node groups' status)."""
         self.lease.ensure()
-        nodegroups.update(None, uuid, values)
+        ours = sa.exists().where(models.Cluster.uuid == self.uuid,
+                                 models.Cluster.lock_owner == self.lease.owner)
+        if not nodegroups.compare_and_swap(None, uuid, {}, values, extra_where=[ours]):
+            nodegroups.get_by_uuid(None, uuid)  # NodeGroupNotFound when the row is gone
+            self.lease.lost.set()
+            raise LeaseLost(cluster=self.uuid)
 
     def save_nodegroups(self, ngs: list[models.NodeGroup], **values: Any) -> None:
         for ng in ngs:

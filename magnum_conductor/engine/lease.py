@@ -11,15 +11,19 @@ renewing thread stops renewing, refuses every later write of the worker (which m
 waiting for a service that never answers), has the failure recorded in the same UPDATE
 that frees the lease, and forgets the cluster, so the next request can start at once.
 
-Within one process the registry also remembers which clusters are held, because the owner
-id is per process: a second acquire by the same owner would succeed in the database, and
-releasing it would cut the first holder's lease.
+Within one process the registry also remembers which clusters are held, so one process
+never works on a cluster twice. Each lease writes a token of its own (the process's owner
+id and a suffix) into ``lock_owner``: when a DELETE takes a cluster over (the API frees the
+lease in the transaction that records the delete), the process still running the superseded
+operation may take the cluster again for the delete, and the old worker's writes, made
+against its own token, are all refused.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 
 from oslo_log import log as logging
@@ -41,7 +45,8 @@ class Lease:
     def __init__(self, registry: LeaseRegistry, cluster_uuid: str) -> None:
         self.registry = registry
         self.cluster_uuid = cluster_uuid
-        self.owner = registry.owner
+        #: What this lease writes into ``lock_owner``: the process's id, then its own part.
+        self.owner = f"{registry.owner}/{uuid.uuid4().hex[:8]}"
         self.lost = threading.Event()
         #: Set when the deadline passed: the worker's writes are refused from then on.
         self.overrun = threading.Event()
@@ -68,6 +73,26 @@ class Lease:
         if self.lost.is_set() or (self.overrun.is_set()
                                   and threading.get_ident() == self.worker):
             raise LeaseLost(cluster=self.cluster_uuid)
+
+    def confirm(self) -> None:
+        """Like ensure(), and ask the database: between the steps of an operation, a DELETE
+        that took the cluster over (freeing the lease) stops the work at once."""
+        self.ensure()
+        if self.taken_over():
+            raise LeaseLost(cluster=self.cluster_uuid)
+
+    def taken_over(self) -> bool:
+        """Whether the lease is no longer ours in the database (lost is then set)."""
+        if self.lost.is_set():
+            return True
+        try:
+            holder = clusters.get_by_uuid(None, self.cluster_uuid).lock_owner
+        except exception.ClusterNotFound:
+            holder = None
+        if holder != self.owner:
+            self.lost.set()
+            return True
+        return False
 
     def limit(self, seconds: float, on_overrun: Callable[[Lease], None]) -> None:
         """Give the work ``seconds``; past them ``on_overrun(lease)`` runs on the renewing
@@ -105,7 +130,7 @@ class Lease:
         except Exception:  # the lease then simply expires
             LOG.exception("Could not record the overrun on cluster %s", self.cluster_uuid)
         self.lost.set()
-        self.registry._forget(self.cluster_uuid)
+        self.registry._forget(self.cluster_uuid, self)
 
     def release(self) -> None:
         if self._done.is_set():
@@ -113,8 +138,7 @@ class Lease:
         self._done.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(5)
-        if not self.overrun.is_set():  # else forgotten already; a newer lease may be held
-            self.registry._forget(self.cluster_uuid)
+        self.registry._forget(self.cluster_uuid, self)
         if self.lost.is_set():
             return
         try:
@@ -129,28 +153,37 @@ class LeaseRegistry:
 
     def __init__(self, owner: str) -> None:
         self.owner = owner
-        self._held: set[str] = set()
+        self._held: dict[str, Lease] = {}
         self._mutex = threading.Lock()
 
     def held(self, cluster_uuid: str) -> bool:
+        """Whether this process works on the cluster (a lease known lost does not count)."""
         with self._mutex:
-            return cluster_uuid in self._held
+            lease = self._held.get(cluster_uuid)
+        return lease is not None and not lease.lost.is_set()
 
     def try_acquire(self, cluster_uuid: str) -> Lease | None:
-        """The lease if this process does not hold it and the database grants it."""
+        """The lease if this process does not hold it (or holds one taken over) and the
+        database grants it."""
         with self._mutex:
-            if cluster_uuid in self._held:
+            old = self._held.get(cluster_uuid)
+        if old is not None and not old.taken_over():
+            return None
+        lease = Lease(self, cluster_uuid)
+        with self._mutex:
+            if self._held.get(cluster_uuid) is not old:
                 return None
-            self._held.add(cluster_uuid)
+            self._held[cluster_uuid] = lease
         try:
-            won = clusters.acquire_lock(cluster_uuid, self.owner, CONF.conductor.lease_seconds)
+            won = clusters.acquire_lock(cluster_uuid, lease.owner,
+                                        CONF.conductor.lease_seconds)
         except Exception:
-            self._forget(cluster_uuid)
+            self._forget(cluster_uuid, lease)
             raise
         if not won:
-            self._forget(cluster_uuid)
+            self._forget(cluster_uuid, lease)
             return None
-        return Lease(self, cluster_uuid)
+        return lease
 
     def acquire(self, cluster_uuid: str, wait: float) -> Lease | None:
         """Like try_acquire, retrying for up to ``wait`` seconds."""
@@ -161,6 +194,7 @@ class LeaseRegistry:
                 return lease
             time.sleep(0.2)
 
-    def _forget(self, cluster_uuid: str) -> None:
+    def _forget(self, cluster_uuid: str, lease: Lease) -> None:
         with self._mutex:
-            self._held.discard(cluster_uuid)
+            if self._held.get(cluster_uuid) is lease:
+                del self._held[cluster_uuid]

@@ -79,7 +79,10 @@ def record(job: Any, step: str, outcome: str, seconds: float, nodegroup: str | N
 def step(job: Any, name: str, nodegroup: str | None = None,
          operation: str | None = None) -> Iterator[Step]:
     """One step of an operation; its INFO line when it ends. A step that raises leaves
-    its line to the operation's closing WARNING (or writes it itself outside one)."""
+    its line to the operation's closing WARNING (or writes it itself outside one). A step
+    starts only while the lease is still ours in the database (a DELETE may have taken the
+    cluster over since the last step)."""
+    job.lease.confirm()
     current = Step(name, nodegroup)
     started = time.monotonic()
     try:

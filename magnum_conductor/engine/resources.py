@@ -10,11 +10,16 @@ One exception, imposed by Heat: creating a stack makes Heat create a trust of it
 the caller's token, which Keystone refuses for a trust-scoped token when the cluster's trust
 forbids redelegation. Stack creates (``prefer_requester``) therefore use the requester's
 token while it is valid, and the trust only when it has expired.
+
+A cluster being deleted can always be deleted: when neither the trust (revoked, its trustor
+gone) nor the requester's token authenticates, the delete acts as Magnum's service identity
+(``[keystone_auth]``), which reaches the cluster's stacks by id as an admin.
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 from keystoneauth1 import exceptions as ks_exc
@@ -42,15 +47,30 @@ def requester_token_valid(context: RequestContext) -> bool:
     return when > datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=30)
 
 
+#: What a refused identity raises (not an unreachable Keystone: that is retried later).
+_REFUSED = (ks_exc.Unauthorized, ks_exc.Forbidden, ks_exc.NotFound, ks_exc.MissingAuthPlugin,
+            exception.AuthorizationFailure, exception.AuthenticationFailed,
+            exception.DecryptionFailed)
+
+
 class Resources:
     """ClusterResources for one operation on one cluster (drivers/base.py protocol)."""
 
     def __init__(self, context: RequestContext | None, cluster: Any,
-                 prefer_requester: bool = False) -> None:
+                 prefer_requester: bool = False, service_fallback: bool = False,
+                 guard: Callable[[], None] | None = None) -> None:
+        """``service_fallback``: the work is a delete (see the module's docstring);
+        ``guard``: raises when the work must stop (its lease was taken over), called each
+        time a driver asks for the session, so a driver's retry after a superseding DELETE
+        sends nothing more."""
+        self.guard = guard
         self.cluster = cluster
         self.requester = context
         self.prefer_requester = prefer_requester
+        self.service_fallback = service_fallback
         self._session: ks_session.Session | None = None
+        #: Whether the calls act as the service (a delete whose owner's identity is gone).
+        self.as_service = False
 
     # --- identity --------------------------------------------------------------------
     @property
@@ -72,16 +92,32 @@ class Resources:
                 and requester_token_valid(self.requester))
 
     def session(self) -> ks_session.Session:
-        """The trust-scoped session once the trust exists, else the requester's."""
+        """The trust-scoped session once the trust exists, else the requester's; for a
+        delete, the service's when neither authenticates."""
+        if self.guard is not None:
+            self.guard()
         if self._session is None:
-            if self.has_trust and not self._use_requester():
-                self._session = trust.cluster_session(self.cluster)
-            elif self.requester is not None:
-                self._session = keystone.session_for_context(self.requester)
+            if not self.service_fallback:
+                self._session = self._owner_session()
             else:
-                raise exception.AuthenticationFailed(cluster=self.cluster.uuid,
-                                                     reason="no trust and no requester context")
+                try:
+                    session = self._owner_session()
+                    session.get_token()
+                except _REFUSED as exc:
+                    LOG.warning("Cluster %s: %s; deleting it as the service", self.cluster.uuid,
+                                exc)
+                    session = keystone.admin_session()
+                    self.as_service = True
+                self._session = session
         return self._session
+
+    def _owner_session(self) -> ks_session.Session:
+        if self.has_trust and not self._use_requester():
+            return trust.cluster_session(self.cluster)
+        if self.requester is not None:
+            return keystone.session_for_context(self.requester)
+        raise exception.AuthenticationFailed(cluster=self.cluster.uuid,
+                                             reason="no trust and no requester context")
 
     def check_auth(self) -> None:
         """Authenticate now, so an unusable identity fails with a clear reason early."""

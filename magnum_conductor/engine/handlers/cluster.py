@@ -182,13 +182,25 @@ UPGRADE = Operation(
 
 # --- delete ----------------------------------------------------------------------------
 def run_delete(job: Job) -> None:
+    """Delete whatever exists: the stacks are looked up (by name when no id was recorded)
+    and their ids recorded for the sync, which waits for them to go."""
     ngs = job.nodegroups()
     job.save_nodegroups(ngs, status=states.DELETE_IN_PROGRESS,
                         status_reason="Deleting the cluster.")
-    if not job.cluster.stack_id and not any(ng.stack_id for ng in ngs):
+    lifecycle.authenticate(job)
+    with lifecycle.step(job, "stack_find") as step:
+        found = job.driver.find_stacks(job.resources, job.cluster, ngs)
+        step.outcome = "found" if found else "absent"
+    if not found:
         complete_delete(job)
         return
-    lifecycle.authenticate(job)
+    main = next((found[ng.uuid] for ng in ngs if ng.is_default and ng.uuid in found), None)
+    if main and main != job.cluster.stack_id:
+        job.save(stack_id=main)
+    for ng in ngs:
+        if found.get(ng.uuid, ng.stack_id) != ng.stack_id:
+            job.save_nodegroup(ng.uuid, stack_id=found[ng.uuid])
+    ngs = job.nodegroups()
     with lifecycle.stack_request(job, "stack_delete"):
         job.driver.delete_cluster(job.resources, job.cluster, ngs)
     job.finish(status_reason="Stack delete sent to Heat; waiting for it to complete.")

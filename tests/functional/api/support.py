@@ -51,7 +51,7 @@ class FakeDriver(driver_base.Driver):
     create_cluster = resize_cluster = upgrade_cluster = delete_cluster = _never
     rotate_ca_certificate = rotate_credential = _never
     create_nodegroup = update_nodegroup = delete_nodegroup = _never
-    stack_ids = stack_states = read_outputs = _never
+    stack_ids = stack_states = read_outputs = find_stacks = _never
 
 
 class StubCloud:

@@ -213,10 +213,75 @@ def test_contradicting_requests_are_409_and_change_nothing(api, recorder):
     assert f"operation {delete} (nodegroup_delete, pending)" in \
         resp.json["errors"][0]["detail"]
     assert _ng(api, uuid, "ng1") == before
-    resp = api.delete(f"/v1/clusters/{uuid}", headers=headers(), status=409)
-    assert delete in resp.json["errors"][0]["detail"]
-    assert clusters.get_by_uuid(None, uuid).status == states.UPDATE_IN_PROGRESS
     assert len(operations.open_of(uuid)) == 1
+
+
+def test_delete_is_accepted_in_every_state(api, recorder):
+    """DELETE as upstream (204) during a create nobody has started yet, a queue, and
+    another delete: it supersedes what is open (the records name it), the first read shows
+    DELETE_IN_PROGRESS on the cluster and every node group, a second DELETE names the same
+    record, and whatever the cluster's state, nothing else is accepted meanwhile."""
+    recorder.clear_operations = False  # the operations stay open, as on a busy conductor
+    resp = create(api, template(api))
+    uuid, create_record = resp.json["uuid"], resp.headers[OPERATION_HEADER]
+    recorder.wait_for("cluster_create")
+    resp = api.delete(f"/v1/clusters/{uuid}", headers=headers(), status=204)
+    delete = resp.headers[OPERATION_HEADER]
+    assert resp.body == b""
+    assert _status(api, uuid) == states.DELETE_IN_PROGRESS
+    assert {ng["status"] for ng in api.get(f"/v1/clusters/{uuid}/nodegroups",
+                                           headers=headers()).json["nodegroups"]} == {
+        states.DELETE_IN_PROGRESS}
+    superseded = api.get(f"/v1/clusters/{uuid}/operations/{create_record}",
+                         headers=headers()).json
+    assert superseded["state"] == states.OPERATION_SUPERSEDED
+    assert delete in superseded["result_reason"]
+    row = clusters.get_by_uuid(None, uuid)
+    assert (row.operation, row.operation_args["operation_id"], row.lock_owner) == (
+        states.OP_DELETE, delete, None)
+    again = api.delete(f"/v1/clusters/{uuid}", headers=headers(), status=204)
+    assert again.headers[OPERATION_HEADER] == delete
+    assert [r.uuid for r in operations.open_of(uuid)] == [delete]
+    resp = api.post_json(f"/v1/clusters/{uuid}/actions/resize", {"node_count": 2},
+                         headers=headers(), status=409)
+    error = resp.json["errors"][0]
+    assert error["status"] == 409 and f"operation {delete} (cluster_delete" in error["detail"]
+    assert [r.uuid for r in operations.open_of(uuid)] == [delete]
+
+
+def test_delete_supersedes_a_queue_and_admins_delete_a_failed_cluster(api, recorder):
+    uuid = _cluster(api, recorder)
+    recorder.clear_operations = False
+    queued = [_ng_post(api, uuid, f"ng{i}") for i in range(2)]
+    resp = api.delete(f"/v1/clusters/{uuid}", headers=headers(), status=204)
+    delete = resp.headers[OPERATION_HEADER]
+    for record in queued:
+        shown = _record(api, uuid, record)
+        assert (shown["kind"], shown["state"]) == (states.OP_NODEGROUP_CREATE,
+                                                   states.OPERATION_SUPERSEDED)
+        assert delete in shown["result_reason"]
+    # the delete failed (Heat refused): the project's member, and an admin of another
+    # project, may retry it
+    operations.finish(delete, states.OPERATION_FAILED, "Heat said no.")
+    clusters.update(None, uuid, {"status": states.DELETE_FAILED, "operation": None,
+                                 "operation_args": {}})
+    recorder.clear_operations = True
+    admin = headers("admin", project=OTHER_PROJECT, user="admin-b")
+    api.delete(f"/v1/clusters/{uuid}", headers=headers(project=OTHER_PROJECT), status=404)
+    retry = api.delete(f"/v1/clusters/{uuid}", headers=admin, status=204)
+    assert retry.headers[OPERATION_HEADER] != delete
+    shown = api.get(f"/v1/clusters/{uuid}/operations/{retry.headers[OPERATION_HEADER]}",
+                    headers=admin).json
+    assert (shown["kind"], shown["user_id"]) == (states.OP_DELETE, "admin-b")
+    calls = recorder.wait_for("cluster_delete", count=2)
+    assert calls[-1]["operation_args"]["operation_id"] == retry.headers[OPERATION_HEADER]
+
+
+def test_delete_of_a_missing_cluster_is_a_404_in_the_envelope(api):
+    resp = api.delete("/v1/clusters/no-such-cluster", headers=headers(), status=404)
+    error = resp.json["errors"][0]
+    assert (error["status"], error["code"]) == (404, "client")
+    assert "no-such-cluster" in error["detail"]
 
 
 def test_node_count_bounds_apply_at_once(api, recorder):

@@ -382,9 +382,18 @@ class Handler(BaseHTTPRequestHandler):
             STATE["control"]["hang_after"] = None
         time.sleep(hang["seconds"])
 
+    def _admin(self) -> bool:
+        """Magnum's service identity (a token of the ``service`` project) is an admin: like
+        Heat's admins it reaches any project's stack by id (never by name)."""
+        with LOCK:
+            token = STATE["tokens"].get(self.headers.get("X-Auth-Token", ""))
+        return bool(token) and token["project_id"] == "service"
+
     def _find(self, tenant: str, ident: str) -> Stack | None:
         with LOCK:
             stack = STATE["stacks"].get(ident)
+            if stack is not None and self._admin():
+                tenant = stack.tenant
             if stack is None:
                 stack = next((s for s in STATE["stacks"].values()
                               if s.name == ident and not s.gone and s.tenant == tenant), None)
@@ -454,7 +463,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(202)
         if method == "DELETE":
             with LOCK:
-                if stack.action != "DELETE":
+                if stack.action != "DELETE" or stack.status == "FAILED":  # retried
                     stack._begin("DELETE")
             self._hang_after("DELETE")
             return self._send(204)

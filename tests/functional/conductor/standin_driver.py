@@ -100,6 +100,18 @@ class StandinDriver(Driver):
             _delete(heat, cluster.stack_id)
 
     @retry.operation()
+    def find_stacks(self, res, cluster, nodegroups):
+        heat = _heat(res)
+        main = _lookup(heat, cluster.stack_id, stack_name(cluster))
+        found = {}
+        for ng in nodegroups:
+            stack = main if ng.is_default else _lookup(heat, ng.stack_id,
+                                                       stack_name(cluster, ng))
+            if stack is not None:
+                found[ng.uuid] = stack
+        return found
+
+    @retry.operation()
     def create_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
         return _find_or_create(_heat(res), stack_name(cluster, nodegroup),
                                {"number_of_minions": nodegroup.node_count}, None)
@@ -144,6 +156,19 @@ class StandinDriver(Driver):
         if not base:
             return None
         return StandinMonitor(base.rsplit("/v3", 1)[0] + f"/k8s/{cluster.uuid}")
+
+
+def _lookup(heat: Any, stack_id: str | None, name: str) -> str | None:
+    """The live stack's id: by the recorded id, else by name (the project's list)."""
+    from heatclient import exc
+
+    if not stack_id:
+        return next((s.id for s in heat.stacks.list(filters={"name": name})), None)
+    try:
+        stack = heat.stacks.get(stack_id)
+    except exc.HTTPNotFound:
+        return None
+    return None if stack.stack_status == states.DELETE_COMPLETE else stack.id
 
 
 def _delete(heat: Any, stack_id: str) -> None:
