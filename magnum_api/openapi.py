@@ -44,9 +44,6 @@ ERROR = {"type": "object", "required": ["errors"], "additionalProperties": False
                                    "items": {"anyOf": [_ERROR_ITEM.schema(),
                                                        _VERSION_ITEM.schema()]}}},
          "description": "The Magnum error envelope (API reference, section 4)."}
-#: keystonemiddleware answers an invalid or missing token itself.
-KEYSTONE_ERROR = {"type": "object", "description": "keystonemiddleware's own 401 body.",
-                  "properties": {"error": {"type": "object"}}}
 ERROR_TEXT = {
     400: "Invalid input (the detail names the field).",
     401: "No valid token (Keystone mode).",
@@ -123,10 +120,8 @@ def _links(specs: list[operation.Operation]) -> dict[tuple[str, int], dict[str, 
 
 
 def _error_response(status: int) -> dict[str, Any]:
-    schema = {"$ref": "#/components/schemas/KeystoneError"} if status == 401 else \
-        {"$ref": "#/components/schemas/Error"}
     return {"description": ERROR_TEXT[status],
-            "content": {"application/json": {"schema": schema}}}
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
 
 def _parameter(name: str, where: str, field: fields.Field, required: bool) -> dict[str, Any]:
@@ -152,6 +147,20 @@ def _errors(spec: operation.Operation) -> list[int]:
     return sorted(statuses)
 
 
+def _microversion(minimum: microversion.Version | None) -> dict[str, Any]:
+    """The shared header, or for an operation added by a later microversion the header it
+    needs: required, naming only the versions that have the operation (any other is 406)."""
+    if minimum is None:
+        return {"$ref": "#/components/parameters/Microversion"}
+    return {"name": microversion.HEADER, "in": "header", "required": True,
+            "description": f"The microversion: {minimum} or later (406 otherwise, and "
+                           "without the header).",
+            "schema": {"type": "string",
+                       "enum": [v for v in MICROVERSIONS
+                                if microversion.Version(1, int(v.rsplit(".", 1)[1]))
+                                >= minimum] + ["container-infra latest"]}}
+
+
 def _description(spec: operation.Operation) -> str:
     parts = [spec.description] if spec.description else []
     if spec.min_version is not None:
@@ -173,7 +182,7 @@ def _operation(spec: operation.Operation,
     parameters += [_parameter(name, "query", field, False)
                    for name, field in spec.query.items()]
     if spec.path != "/":
-        parameters.append({"$ref": "#/components/parameters/Microversion"})
+        parameters.append(_microversion(spec.min_version))
     if parameters:
         result["parameters"] = parameters
     if spec.body is not None:
@@ -232,7 +241,7 @@ def build() -> dict[str, Any]:
         "tags": [{"name": tag} for tag in tags],
         "paths": paths,
         "components": {
-            "schemas": {"Error": ERROR, "KeystoneError": KEYSTONE_ERROR},
+            "schemas": {"Error": ERROR},
             "parameters": {"Microversion": {
                 "name": microversion.HEADER, "in": "header", "required": False,
                 "description": "The microversion (default 1.1; latest: "

@@ -28,6 +28,14 @@ Check = Callable[[Any], "str | None"]
 #: read them as line breaks) and lone surrogates.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
+#: What a check of this module refuses, where it is a pattern (``check.pattern``: the value;
+#: ``check.key_pattern``: the keys of a map), in the syntax JSON Schema and Python share, so
+#: the API's OpenAPI document can state it (magnum_api.schemas.types.with_grammar).
+PATTERNS = ("pattern", "key_pattern")
+#: Single-line text: no control character, no line or paragraph separator (``_CONTROL``;
+#: lone surrogates, refused with every string, are left out: schemathesis cannot honour a
+#: surrogate range in a pattern).
+PRINTABLE_PATTERN = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$"
 LABEL_KEY_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 LABEL_VALUE_MAX = 4096
 #: A Kubernetes qualified name's name part: node-group names and roles, label names.
@@ -90,6 +98,7 @@ def printable(max_length: int = 255) -> Check:
         if len(value) > max_length:
             return f"at most {max_length} characters are allowed"
         return None
+    check.pattern = PRINTABLE_PATTERN  # type: ignore[attr-defined]
     return check
 
 
@@ -99,6 +108,7 @@ def _pattern(regex: re.Pattern, expected: str) -> Check:
         if reason:
             return reason
         return None if regex.match(value) else f"expected {expected}"
+    check.pattern = regex.pattern  # type: ignore[attr-defined]
     return check
 
 
@@ -292,6 +302,9 @@ def labels(value: Any) -> str | None:
         if reason:
             return f"label {key}: {reason}"
     return None
+
+
+labels.key_pattern = LABEL_KEY_RE.pattern  # type: ignore[attr-defined]
 
 
 def k8s_label_key(value: Any) -> str | None:

@@ -1,12 +1,17 @@
 """keystonemiddleware's auth_token, skipping token validation for the public routes and for
-node-token requests to the node routes (checked by the certificates controller)."""
+node-token requests to the node routes (checked by the certificates controller); its 401
+(no token, or one Keystone does not accept) is answered in the Magnum error envelope."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable, Iterable
 
 from keystonemiddleware import auth_token
 from oslo_config import cfg
+
+from magnum_api import errors
 
 CONF = cfg.CONF
 #: ``GET /`` and ``GET /v1`` answer without a token (version discovery), and so does the
@@ -36,6 +41,16 @@ def is_node_request(env: dict) -> bool:
     return any(method == m and r.match(path) for m, r in _NODE_ROUTES)
 
 
+def _message(body: bytes) -> str:
+    """The message of keystonemiddleware's 401 body."""
+    try:
+        message = json.loads(body)["error"]["message"]
+    except (ValueError, KeyError, TypeError):
+        message = None
+    return message if isinstance(message, str) and message else \
+        "The request you have made requires authentication."
+
+
 def route_patterns(routes: tuple[str, ...]) -> list[re.Pattern]:
     """A route matches itself with or without a ``.json`` suffix (upstream's rule)."""
     return [re.compile(rf"^{re.escape(route)}(\.json)?$") for route in routes]
@@ -56,7 +71,32 @@ class AuthTokenMiddleware(auth_token.AuthProtocol):
             for key in [k for k in env if k.startswith(_IDENTITY_HEADERS)]:
                 del env[key]
             return self._app(env, start_response)
-        return super().__call__(env, start_response)
+        return self._enveloped(env, start_response)
+
+    def _enveloped(self, env: dict, start_response: Callable) -> Iterable[bytes]:
+        """keystonemiddleware's own 401 (``{"error": {...}}``) as the envelope every other
+        error comes in, its message and ``WWW-Authenticate`` kept; the API's answers pass."""
+        refused: dict = {}
+
+        def start(status: str, headers: list, exc_info=None):
+            if not status.startswith("401") or env.get(errors.RENDERED):
+                return start_response(status, headers, exc_info)
+            refused["status"] = status
+            refused["headers"] = [(k, v) for k, v in headers
+                                  if k.lower() not in ("content-type", "content-length")]
+            return lambda data: None
+
+        body = super().__call__(env, start)
+        if not refused:
+            return body
+        data = b"".join(body)
+        if hasattr(body, "close"):
+            body.close()
+        envelope = errors.envelope(401, _message(data), errors.request_id(env))
+        data = json.dumps(envelope).encode()
+        start_response(refused["status"], refused["headers"] + [
+            ("Content-Type", "application/json"), ("Content-Length", str(len(data)))])
+        return [data]
 
     @classmethod
     def factory(cls, global_config, **local_conf):

@@ -146,6 +146,11 @@ class String(Field):
             raise FieldError(f"Value should match the pattern {self.pattern}")
         return value
 
+    def document_pattern(self, pattern: str) -> None:
+        """Show in the schema the pattern a grammar check attached to this field enforces
+        (with the grammar's own words when it refuses), so the document says it too."""
+        self.pattern = pattern
+
     def type_schema(self) -> dict[str, Any]:
         result: dict[str, Any] = {"type": "string"}
         if self.max_length is not None:
@@ -211,10 +216,45 @@ class Integer(Field):
             number["maximum"] = maximum
         if not self.strings:
             return number
-        return {"anyOf": [number, {"type": "string", "pattern": DIGITS.pattern}]}
+        pattern = DIGITS.pattern if self.minimum is None or maximum is None or \
+            self.minimum < 0 else integer_pattern(self.minimum, maximum)
+        return {"anyOf": [number, {"type": "string", "pattern": pattern}]}
 
     def response(self) -> Field:
         return Integer(None, None, strings=False, description=self.description)
+
+
+def _same_length(low: str, high: str) -> list[str]:
+    """Regular expressions matching the numbers from ``low`` to ``high`` (as many digits)."""
+    if low == high:
+        return [low]
+    if set(low) == {"0"} and set(high) == {"9"}:
+        return ["[0-9]" if len(low) == 1 else f"[0-9]{{{len(low)}}}"]
+    if len(low) == 1:
+        return [f"[{low}-{high}]"]
+    if low[0] == high[0]:
+        return [low[0] + rest for rest in _same_length(low[1:], high[1:])]
+    tail = len(low) - 1
+    parts = [low[0] + rest for rest in _same_length(low[1:], "9" * tail)]
+    if int(high[0]) - int(low[0]) > 1:
+        parts.append(f"[{int(low[0]) + 1}-{int(high[0]) - 1}]"
+                     + ("[0-9]" if tail == 1 else f"[0-9]{{{tail}}}"))
+    return parts + [high[0] + rest for rest in _same_length("0" * tail, high[1:])]
+
+
+def integer_pattern(minimum: int, maximum: int) -> str:
+    """The decimal strings :class:`Integer` takes for ``[minimum, maximum]`` (both >= 0) as
+    one pattern, so the document bounds ``"5"`` as it bounds 5: an optional ``+``, leading
+    zeros up to DIGITS' 19 digits, and ``-0`` when 0 is in range."""
+    groups = []
+    for length in range(len(str(minimum)), len(str(maximum)) + 1):
+        low = max(minimum, 10 ** (length - 1) if length > 1 else 0)
+        high = min(maximum, 10 ** length - 1)
+        if low <= high:
+            zeros = f"0{{0,{19 - length}}}"
+            groups.append(zeros + "(" + "|".join(_same_length(str(low), str(high))) + ")")
+    signed = ["[+]?(" + "|".join(groups) + ")"] + (["-0{1,19}"] if minimum == 0 else [])
+    return "^(" + "|".join(signed) + ")$"
 
 
 def _any_case(word: str) -> str:

@@ -93,10 +93,16 @@ def stringify_labels(value: dict | None) -> dict[str, str] | None:
 
 def with_grammar(body: Any, table: Mapping[str, grammar.Check]) -> None:
     """Attach the grammar of each field of ``table`` (magnum_common.grammar) to the body
-    schema's field of that name: refused with the words the handlers' grammar.check uses."""
+    schema's field of that name: refused with the words the handlers' grammar.check uses,
+    and, where the grammar is a pattern, documented as the field's (or its keys') pattern."""
     for name, check in table.items():
         field = body.attributes[name]
         field.checks = (*field.checks, _refusing(name, check))
+        pattern, key_pattern = (getattr(check, attr, None) for attr in grammar.PATTERNS)
+        if pattern and isinstance(field, fields.String):
+            field.document_pattern(pattern)
+        if key_pattern and isinstance(field, fields.Dict):
+            field.keys.document_pattern(key_pattern)
 
 
 def _refusing(name: str, check: grammar.Check) -> fields.Check:

@@ -18,9 +18,11 @@ import subprocess
 import sys
 import urllib.parse
 import uuid
+from collections.abc import Callable
 
 import pytest
 import requests
+from jsonschema import Draft202012Validator
 
 from magnum_common.db import migration
 from tests import conftest as root_conftest
@@ -86,10 +88,11 @@ def _without_security(document: dict) -> None:
 
 
 def _run(tmp: pathlib.Path, url: str, cloud: support.StubCloud, headers: dict[str, str],
-         auth: str = "noauth", extra: str = "", options: tuple[str, ...] = ()
+         auth: str = "noauth", extra: str = "", options: tuple[str, ...] = (),
+         probe: Callable[[str, dict], None] | None = None
          ) -> tuple[subprocess.CompletedProcess, dict, dict]:
     """Schemathesis against a magnum-api started for it; (its result, the hooks' stats,
-    the document as tested)."""
+    the document as tested). ``probe(base_url, document)`` runs on the same API after."""
     topic = f"magnum-fuzz-{uuid.uuid4().hex[:12]}"
     overrides = "".join(f"{k} = {v}\n" for k, v in cloud.overrides().items())
     config = f"{overrides}\n[conductor]\ntopic = {topic}\n{extra}"
@@ -113,6 +116,8 @@ def _run(tmp: pathlib.Path, url: str, cloud: support.StubCloud, headers: dict[st
                    *[arg for k, v in headers.items() for arg in ("-H", f"{k}: {v}")]]
         result = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True,
                                 timeout=900)
+        if probe is not None:
+            probe(base, document)
     return result, json.loads(stats.read_text()) if stats.exists() else {}, document
 
 
@@ -150,9 +155,35 @@ def _localcloud() -> pathlib.Path:
     return state
 
 
+def _refused_unless_token(base: str, document: dict) -> None:
+    """Every operation that needs a token, asked without one and with one Keystone never
+    issued: 401 in the error envelope (as the document says), with the request's id."""
+    envelope = Draft202012Validator(document["components"]["schemas"]["Error"])
+    asked = 0
+    for path, item in document["paths"].items():
+        for method, spec in item.items():
+            if not spec.get("security"):
+                continue
+            assert "401" in spec["responses"], (method, path)
+            url = base + "/".join(p if not p.startswith("{") else "x" for p in
+                                  path.split("/"))
+            for headers in ({}, {"X-Auth-Token": "gAAAAABnot-a-token-keystone-issued"}):
+                answer = requests.request(method.upper(), url, headers=headers, timeout=30)
+                assert answer.status_code == 401, (method, path, answer.text)
+                assert answer.headers["Content-Type"] == "application/json"
+                body = answer.json()
+                assert envelope.is_valid(body), (method, path, body)
+                assert body["errors"][0]["request_id"] == \
+                    answer.headers["X-OpenStack-Request-Id"]
+                assert answer.headers["WWW-Authenticate"].startswith("Keystone uri=")
+                asked += 1
+    assert asked > 60, asked
+
+
 def test_schemathesis_keystone(mariadb, tmp_path):
     """The document as served, security included, behind the local cloud's real Keystone:
-    the same checks, ``ignored_auth`` included (a request without a valid token is 401)."""
+    the same checks, ``ignored_auth`` included (a request without a valid token is 401),
+    then every operation without a token and with a forged one: 401 in the envelope."""
     import configparser
 
     import yaml
@@ -170,7 +201,7 @@ def test_schemathesis_keystone(mariadb, tmp_path):
     try:
         result, stats, document = _run(
             tmp_path, mariadb, cloud, {"X-Auth-Token": token}, auth="keystone",
-            extra=authtoken, options=_phases("fuzzing", "stateful"))
+            extra=authtoken, options=_phases("fuzzing", "stateful"), probe=_refused_unless_token)
     finally:
         cloud.stop()
     (tmp_path / "report.txt").write_text(result.stdout + result.stderr)

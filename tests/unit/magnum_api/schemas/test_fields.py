@@ -3,6 +3,8 @@ OpenAPI document promises) agrees with what ``validate`` does, value by value.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -27,8 +29,9 @@ FIELDS = {
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-20, 20) | st.floats(allow_nan=False,
                                                                 allow_infinity=False)
-    | st.text(max_size=10) | st.sampled_from(["5", "yes", "Off", "vm", "ab", "abc",
-                                               "8e7a8f6e-0c7e-4c5d-9d9e-8f1d0a3c1b2a"]),
+    | st.text(max_size=10) | st.from_regex(r"\A[+-]?0?[0-9]{1,2}\Z")
+    | st.sampled_from(["yes", "Off", "vm", "ab", "abc", "-0",
+                       "8e7a8f6e-0c7e-4c5d-9d9e-8f1d0a3c1b2a"]),
     lambda children: st.lists(children, max_size=3)
     | st.dictionaries(st.sampled_from(["a", "b", "c", "abcde"]), children, max_size=3),
     max_leaves=6)
@@ -74,6 +77,10 @@ def test_integers_are_integers_within_bounds_and_a_configured_maximum():
             field.validate(bad)
     limit["value"] = 10
     assert field.validate(4) == 4 and field.type_schema()["anyOf"][0]["maximum"] == 10
+    # the document bounds a number sent as a string as it bounds the number
+    strings = re.compile(field.type_schema()["anyOf"][1]["pattern"])
+    assert [bool(strings.match(v)) for v in ("1", "+010", "10", "11", "0", "-0")] == [
+        True, True, True, False, False, False]
     assert fields.Integer(strings=False).type_schema() == {"type": "integer", "minimum": 0,
                                                           "maximum": fields.INT32_MAX}
 

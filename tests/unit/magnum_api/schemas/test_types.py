@@ -63,3 +63,29 @@ def test_timestamps_links_and_readonly_fields():
     assert types.readonly().readonly and types.readonly(fields.Integer()).readonly
     listing = types.collection("things", types.view({"a": fields.Integer()}))
     assert listing.required == ("things",)
+
+
+def test_a_grammar_that_is_a_pattern_is_in_the_document():
+    """Label names, node-group names and roles, keypairs and the printable references
+    carry their grammar as ``pattern``: what the document calls valid, the API takes."""
+    import re
+
+    from magnum_api.schemas import cluster, nodegroup
+
+    group = nodegroup.NodeGroupPost.schema()["properties"]
+    name = group["name"]["anyOf"][0] if "anyOf" in group["name"] else group["name"]
+    assert name["pattern"] == grammar.K8S_NAME_RE.pattern
+    labels = group["labels"]["anyOf"][0]
+    assert labels["propertyNames"]["pattern"] == grammar.LABEL_KEY_RE.pattern
+    body = cluster.ClusterPost.schema()["properties"]
+    assert body["keypair"]["anyOf"][0]["pattern"] == grammar.KEYPAIR_RE.pattern
+    assert body["flavor_id"]["anyOf"][0]["pattern"] == grammar.PRINTABLE_PATTERN
+    for pattern, check, values in (
+            (grammar.PRINTABLE_PATTERN, grammar.openstack_ref,
+             ["m1.small", "é ü", "a\tb", "a\u2028", "a\x85", "a\x7f"]),
+            (grammar.K8S_NAME_RE.pattern, grammar.k8s_name, ["ng-1", "-ng", "a" * 64])):
+        for value in values:
+            assert bool(re.search(pattern, value)) == (check(value) is None), value
+    # the documented pattern does not replace the grammar's own words when it refuses
+    with pytest.raises(exception.Invalid, match="Invalid name: expected a Kubernetes name"):
+        nodegroup.NodeGroupPost.parse({"name": "-bad"})
