@@ -220,11 +220,17 @@ class KubernetesHeatDriver(Driver):
     def find_stacks(self, res: ClusterResources, cluster: Any,
                     nodegroups: list[Any]) -> dict[str, str]:
         heat = client.heat(res.session())
-        main = stack_ops.find(heat, cluster.stack_id or stack_ops.cluster_stack_name(cluster))
+
+        def lookup(stack_id: str | None, name: str) -> Any | None:
+            if stack_id or not res.as_service:
+                return stack_ops.find(heat, stack_id or name)
+            return stack_ops.find_in_project(heat, name, cluster.project_id)
+
+        main = lookup(cluster.stack_id, stack_ops.cluster_stack_name(cluster))
         found = {}
         for ng in nodegroups:
-            stack = main if ng.is_default else stack_ops.find(
-                heat, ng.stack_id or stack_ops.nodegroup_stack_name(cluster, ng))
+            stack = main if ng.is_default else lookup(
+                ng.stack_id, stack_ops.nodegroup_stack_name(cluster, ng))
             if stack is not None:
                 found[ng.uuid] = stack.id
         return found

@@ -51,6 +51,15 @@ def find(heat: Any, name_or_id: str | None) -> Any | None:
     return stack
 
 
+def find_in_project(heat: Any, name: str, project_id: str) -> Any | None:
+    """As an admin outside the project (the service identity): the live stack of that name
+    in ``project_id``, from the list of all projects (a name is unique only in a project)."""
+    for stack in heat.stacks.list(filters={"name": name}, global_tenant=True):
+        if getattr(stack, "project", None) == project_id and stack.stack_status not in GONE:
+            return stack
+    return None
+
+
 def create(heat: Any, name: str, rendered: Rendered, parameters: dict[str, Any],
            timeout_mins: int | None) -> str:
     """Create the stack unless one of that name exists; return its id either way."""

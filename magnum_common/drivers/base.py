@@ -79,6 +79,9 @@ class ClusterResources(Protocol):
     """What the conductor provides to a driver for one operation on one cluster."""
 
     context: Any  # magnum_common.context.RequestContext acting for the cluster owner
+    #: The session is the service's (a delete whose owner's trust and token are refused):
+    #: an admin outside the cluster's project, who finds stacks by name across projects.
+    as_service: bool
 
     def session(self) -> Any:
         """A keystoneauth1 session acting for the cluster owner in the cluster's project.

@@ -412,10 +412,12 @@ class Handler(BaseHTTPRequestHandler):
         if rest == ["stacks"] and method == "GET":
             ids = set(query.get("id", []))
             names = set(query.get("name", []))
+            every = query.get("global_tenant") == ["True"] and self._admin()
             with LOCK:
                 unlisted = set(STATE["control"]["unlisted"])  # a list that misses stacks
                 found = [s.body() for s in STATE["stacks"].values()
-                         if s.tenant == tenant and not s.gone and s.id not in unlisted
+                         if (every or s.tenant == tenant) and not s.gone
+                         and s.id not in unlisted
                          and (not ids or s.id in ids) and (not names or s.name in names)]
             return self._send(200, {"stacks": found})
         if rest == ["stacks"] and method == "POST":

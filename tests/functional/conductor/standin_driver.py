@@ -102,11 +102,12 @@ class StandinDriver(Driver):
     @retry.operation()
     def find_stacks(self, res, cluster, nodegroups):
         heat = _heat(res)
-        main = _lookup(heat, cluster.stack_id, stack_name(cluster))
+        project = cluster.project_id if res.as_service else None
+        main = _lookup(heat, cluster.stack_id, stack_name(cluster), project)
         found = {}
         for ng in nodegroups:
             stack = main if ng.is_default else _lookup(heat, ng.stack_id,
-                                                       stack_name(cluster, ng))
+                                                       stack_name(cluster, ng), project)
             if stack is not None:
                 found[ng.uuid] = stack
         return found
@@ -158,12 +159,17 @@ class StandinDriver(Driver):
         return StandinMonitor(base.rsplit("/v3", 1)[0] + f"/k8s/{cluster.uuid}")
 
 
-def _lookup(heat: Any, stack_id: str | None, name: str) -> str | None:
-    """The live stack's id: by the recorded id, else by name (the project's list)."""
+def _lookup(heat: Any, stack_id: str | None, name: str,
+            project: str | None = None) -> str | None:
+    """The live stack's id: by the recorded id, else by name (the project's list; as the
+    service, ``project``'s stacks in the list of all projects)."""
     from heatclient import exc
 
     if not stack_id:
-        return next((s.id for s in heat.stacks.list(filters={"name": name})), None)
+        stacks = (heat.stacks.list(filters={"name": name}) if project is None else
+                  [s for s in heat.stacks.list(filters={"name": name}, global_tenant=True)
+                   if s.project == project])
+        return next((s.id for s in stacks), None)
     try:
         stack = heat.stacks.get(stack_id)
     except exc.HTTPNotFound:

@@ -101,8 +101,8 @@ def test_delete_takes_over_a_create_hung_in_heat(conductor, standin):
     _superseded_by_the_delete(cluster.uuid, [states.OP_CREATE])
 
 
-@pytest.mark.parametrize("operation", ["resize", "upgrade"])
-def test_delete_during_resize_or_upgrade(conductor, standin, operation):
+@pytest.mark.parametrize("operation", ["resize", "upgrade", "rotate_ca"])
+def test_delete_during_resize_upgrade_or_ca_rotation(conductor, standin, operation):
     ctx, cluster = _create(standin, create_seconds=0.3)
     _complete(cluster.uuid, states.CREATE_COMPLETE)
     standin.control(update_seconds=60, delete_seconds=0.5)
@@ -111,11 +111,14 @@ def test_delete_during_resize_or_upgrade(conductor, standin, operation):
         worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
         api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid)
         kind = states.OP_RESIZE
-    else:
+    elif operation == "upgrade":
         new_template = support.make_template(labels={"kube_tag": "v1.32.1"})
         master = nodegroups.get_in_cluster(None, cluster.uuid, "default-master")
         api.cluster_upgrade(ctx, cluster.uuid, new_template.uuid, 1, master.uuid)
         kind = states.OP_UPGRADE
+    else:
+        api.rotate_ca_certificate(ctx, cluster.uuid)
+        kind = states.OP_ROTATE_CA
     support.wait_for(lambda: standin.stacks_named(cluster.name)[0]["stack_status"]
                      == "UPDATE_IN_PROGRESS", what="stack update under way")
     api.cluster_delete(ctx, cluster.uuid)
@@ -202,11 +205,17 @@ def _revoke(standin, trust_id):
         pass
 
 
-def test_trust_revoked_delete_acts_as_the_service(conductor, standin):
+@pytest.mark.parametrize("stack_id", ["recorded", "lost"])
+def test_trust_revoked_delete_acts_as_the_service(conductor, standin, stack_id):
     """The owner's trust was revoked outside Magnum and the requester's token is gone too:
-    the delete (and the sync that waits for the stack) act as the service identity."""
+    the delete (and the sync that waits for the stack) act as the service identity, which
+    finds a stack whose id was never recorded by name in the list of all projects."""
     ctx, cluster = _create(standin, create_seconds=0.3)
     row = _complete(cluster.uuid, states.CREATE_COMPLETE)
+    if stack_id == "lost":
+        clusters.update(None, cluster.uuid, {"stack_id": None})
+        for ng in nodegroups.list(None, {"cluster_id": cluster.uuid}):
+            nodegroups.update(None, ng.uuid, {"stack_id": None})
     _revoke(standin, row.trust_id)
     standin.control(delete_seconds=0.5)
     expired = support.requester()
