@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from drivers.heat import driver as heat_driver
-from drivers.heat import stack_ops, upgrade
+from drivers.heat import upgrade
 from drivers.heat.monitor import K8sMonitor
 from magnum_common import exception
 from magnum_common.drivers import registry
@@ -53,19 +53,6 @@ def test_stack_ids_map_default_groups_to_the_cluster_stack():
     driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
     assert driver.stack_ids(cl, ngs + [extra, pending]) == {
         ngs[0].uuid: "cluster-stack", ngs[1].uuid: "cluster-stack", extra.uuid: "ng-stack"}
-
-
-def test_stack_names_are_stable_and_heat_safe():
-    ct = support.template()
-    cl = support.cluster(ct, name="My_Cluster.1 with spaces and more and more characters")
-    name = stack_ops.cluster_stack_name(cl)
-    assert name == stack_ops.cluster_stack_name(cl)
-    assert name[0].isalpha() and name == name.lower() and " " not in name and "_" not in name
-    cl2 = support.cluster(ct, name="9lives")
-    assert stack_ops.cluster_stack_name(cl2).startswith("k8s-9lives-")
-    ng = support.nodegroup(cl, "gpu_pool", "worker", 1, False)
-    assert stack_ops.nodegroup_stack_name(cl, ng) != stack_ops.nodegroup_stack_name(
-        cl, support.nodegroup(cl, "gpu_pool", "worker", 1, False))
 
 
 def test_monitor_is_skipped_when_magnum_auto_healer_heals():
