@@ -5,6 +5,8 @@ by id or name, and leaves nothing behind (no stack, trust, trustee or certificat
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 import urllib.request
@@ -232,21 +234,46 @@ def fleet(conductor_options, standin, tmp_path, db):
     fleet.stop()
 
 
-def test_delete_after_the_creating_conductor_was_killed(fleet, standin):
-    """kill -9 of the conductor that holds the create (its stack request sent, the id never
-    saved): the delete runs at once on the other conductor, not after the lease expires or
-    the operation's maximum time."""
+def _long_leases(fleet):
+    """Leases of a minute: a delete that finishes well within it did not wait for one."""
+    fleet.values = {**fleet.values, "conductor": {**fleet.values["conductor"],
+                                                  "lease_seconds": 60}}
+
+
+@pytest.mark.parametrize("fault", ["kill -9", "hung"])
+def test_delete_takes_over_from_a_dead_or_hung_conductor(fleet, standin, fault):
+    """The conductor holding the create (its stack request sent, the id never saved) is
+    killed -9, or hangs (SIGSTOP: it renews nothing, answers nothing): the delete runs at
+    once on the other conductor, without waiting for the lease (a minute) or the operation's
+    maximum time. The hung one, resumed, finds its work taken over and writes nothing."""
+    _long_leases(fleet)
     fleet.start("c1")
     fleet.start("c2")
     ctx, cluster = _create(standin, create_seconds=60, delete_seconds=0.5,
-                           hang_after={"method": "POST", "seconds": 120})
+                           hang_after={"method": "POST", "seconds": 8})
     holder = support.wait_for(lambda: standin.stacks_named(cluster.name)
                               and fleet.holder(cluster.uuid), what="stack create sent")
-    fleet.procs[holder].kill()
-    ConductorAPI().cluster_delete(ctx, cluster.uuid)
-    _gone(cluster, timeout=30)
+    proc = fleet.procs[holder]
+    if fault == "kill -9":
+        proc.kill()
+    else:
+        os.killpg(proc.proc.pid, signal.SIGSTOP)
+    started = time.monotonic()
+    try:
+        ConductorAPI().cluster_delete(ctx, cluster.uuid)
+        _gone(cluster, timeout=30)
+        assert time.monotonic() - started < 30
+    finally:
+        if fault == "hung":
+            os.killpg(proc.proc.pid, signal.SIGCONT)
     _nothing_left(standin, cluster)
     _superseded_by_the_delete(cluster.uuid, [states.OP_CREATE])
+    if fault == "hung":
+        # its held answer comes, its retries stop: no second stack, no row brought back
+        time.sleep(10)
+        assert len(standin.state()["stacks"]) == 1
+        assert support.cluster_status(cluster.uuid) == "GONE"
+        _nothing_left(standin, cluster)
 
 
 def test_parallel_deletes_make_one(conductor, standin):
