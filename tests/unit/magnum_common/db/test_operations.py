@@ -38,3 +38,24 @@ def test_queue_promotes_the_oldest_and_fails_what_cannot_start(db_any):
         refused.result_reason
     assert nodegroups.get_by_uuid(None, worker.uuid).status == "CREATE_COMPLETE"
     assert operations.stalled(later) == [] and operations.promote(cluster.uuid) is None
+
+
+def test_supersede_ends_open_records_only_all_or_nothing(db_any):
+    """A DELETE supersedes the open records it read; when one of them has ended meanwhile
+    the caller is told (it rolls its transaction back and looks again)."""
+    cluster = make_cluster(ALICE)
+    create = cluster.operation_args["operation_id"]
+    operations.start(create)
+    queued = operations.add(ALICE, cluster.uuid, states.OP_RESIZE, {"node_count": 3})
+    assert operations.supersede(None, [create, queued.uuid], "Superseded by delete x.")
+    for uuid in (create, queued.uuid):
+        record = operations.get_in_cluster(None, cluster.uuid, uuid)
+        assert (record.state, record.result_reason) == (states.OPERATION_SUPERSEDED,
+                                                        "Superseded by delete x.")
+        assert record.started_at and record.finished_at
+    assert operations.open_of(cluster.uuid) == []
+    done = operations.add(ALICE, cluster.uuid, states.OP_UPDATE, {},
+                          state=states.OPERATION_SUCCEEDED)
+    assert not operations.supersede(None, [done.uuid], "late")
+    assert operations.get_in_cluster(None, cluster.uuid, done.uuid).state == \
+        states.OPERATION_SUCCEEDED

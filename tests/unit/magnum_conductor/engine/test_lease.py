@@ -76,3 +76,31 @@ def test_expiry_is_the_database_servers_clock(db_any, monkeypatch):
     assert not clusters.acquire_lock(uuid, "b", 40)
     assert clusters.renew_lock(uuid, "a", 40)
     assert clusters.get_by_uuid(None, uuid).lock_owner == "a"
+
+
+def test_a_lease_taken_over_by_a_delete_is_given_up_in_the_same_process(db_any):
+    """The API frees the lease when a DELETE takes the cluster over: the process still
+    holding it may take the cluster again (a new token), the old lease refuses further work
+    at its next check, and its release neither frees nor forgets the new one."""
+    uuid = _cluster()
+    registry = LeaseRegistry("a")
+    old = registry.try_acquire(uuid)
+    assert registry.try_acquire(uuid) is None  # still ours in the database
+    assert clusters.compare_and_swap(None, uuid, {}, {"lock_owner": None,
+                                                      "lock_expires_at": None})
+    new = registry.try_acquire(uuid)
+    assert new is not None and new.owner != old.owner
+    assert old.lost.is_set() and registry.held(uuid)
+    for check in (old.ensure, old.confirm):
+        try:
+            check()
+        except LeaseLost:
+            pass
+        else:
+            raise AssertionError("a lease taken over must refuse further work")
+    new.confirm()
+    old.release()
+    assert clusters.get_by_uuid(None, uuid).lock_owner == new.owner
+    assert registry.held(uuid) and registry.try_acquire(uuid) is None
+    new.release()
+    assert clusters.get_by_uuid(None, uuid).lock_owner is None and not registry.held(uuid)
