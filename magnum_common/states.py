@@ -113,6 +113,10 @@ OPERATION_STATES = (OPERATION_PENDING, OPERATION_RUNNING, OPERATION_SUCCEEDED,
                     OPERATION_FAILED, OPERATION_SUPERSEDED)
 #: Records still to run or still running.
 OPERATION_OPEN = frozenset({OPERATION_PENDING, OPERATION_RUNNING})
+# An external side effect of an operation (its record's ``effects``): recorded pending
+# before the call, done once the call returned and its result was saved.
+EFFECT_PENDING = "pending"
+EFFECT_DONE = "done"
 #: The cluster status each operation moves to when it starts (when accepted, or when its
 #: turn in the cluster's queue comes), and the reason shown meanwhile.
 ACCEPTED_STATUS = {

@@ -54,6 +54,16 @@ conductor_opts = [
                 "cluster_create:1200. A delete waits for its node groups' stacks to go "
                 "first ([drivers] nodegroup_stack_delete_timeout), hence its longer "
                 "default."),
+    cfg.IntOpt("cleanup_attempts", default=3, min=1,
+               help="Attempts a cluster delete makes to remove each trust, trustee user "
+               "and certificate bundle; what still fails is recorded as an orphan for the "
+               "sweeper and the cluster row goes."),
+    cfg.FloatOpt("cleanup_backoff", default=1.0, min=0.0,
+                 help="Seconds before the second clean-up attempt, doubled for each "
+                 "further one (also the sweeper's first back-off)."),
+    cfg.IntOpt("orphan_sweep_interval", default=300, min=1,
+               help="Seconds between two runs of the sweeper that retries the removal of "
+               "orphans (backing off per orphan, up to an hour)."),
 ]
 
 #: ``[cluster_heat]``: how long an operation may stay in progress (engine/handlers/cluster.py).

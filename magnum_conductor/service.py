@@ -1,4 +1,5 @@
-"""One conductor process: RPC server, heartbeat, reconciler, status sync, health polls.
+"""One conductor process: RPC server, heartbeat, reconciler, status sync, health polls,
+orphan sweeper.
 
 Identity: the host (``[DEFAULT] host``, the magnum_service row shown by mservices), the
 worker index on that host, and a random suffix; the whole string is the lease owner, so
@@ -17,6 +18,7 @@ from magnum_common import rpc, utils
 from magnum_common.db import api as db_api
 from magnum_common.db.services import magnum_services
 from magnum_conductor.conf import BINARY, CONF
+from magnum_conductor.engine import cleanup
 from magnum_conductor.engine.endpoints import ConductorEndpoint
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.periodic import PeriodicLoop
@@ -71,6 +73,8 @@ class Conductor:
             PeriodicLoop("reconciler", opts.reconcile_interval, self.reconciler.run_once,
                          initial_delay=1.0),
             PeriodicLoop("status-sync", opts.sync_interval, self.sync.run_once),
+            PeriodicLoop("orphan-sweeper", opts.orphan_sweep_interval, cleanup.sweep,
+                         initial_delay=opts.orphan_sweep_interval),
         ]
         if CONF.kubernetes.health_polling_interval >= 0:
             self.loops.append(PeriodicLoop("health", max(1, CONF.kubernetes.

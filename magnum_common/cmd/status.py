@@ -2,8 +2,9 @@
 
 Each check answers one question an operator would otherwise find out from a failing service:
 can the policy file be enforced, is the schema at the code's head, is any cluster stuck past
-its timeout, can the configured certificate store be reached, do the drivers load. The
-checks read the same configuration files as the services and talk to the same database.
+its timeout, did deleted clusters leave orphans behind, can the configured certificate
+store be reached, do the drivers load. The checks read the same configuration files as the
+services and talk to the same database.
 
 Plugins are found through their entry points (policy defaults ``oslo.policy.policies:magnum``,
 certificate backends ``magnum.cert_manager.backend``, drivers ``magnum.drivers``, options
@@ -12,6 +13,7 @@ certificate backends ``magnum.cert_manager.backend``, drivers ``magnum.drivers``
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import datetime
 import importlib.metadata
@@ -33,6 +35,7 @@ from magnum_common.config import CONF
 from magnum_common.db import api as db_api
 from magnum_common.db import migration
 from magnum_common.db.clusters import ClusterRepository
+from magnum_common.db.orphans import OrphanRepository
 
 LOG = logging.getLogger(__name__)
 
@@ -278,6 +281,29 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, f"No cluster in progress past its timeout "
                                     f"({len(clusters)} in progress).")
 
+    def check_orphans(self) -> Result:
+        """Trusts, trustee users and certificate bundles deleted clusters left behind.
+
+        A cluster delete that could not remove one after its retries records it as an
+        orphan; the conductors' sweeper keeps retrying, so orphans that stay mean a service
+        keeps refusing (the conductor log says why).
+        """
+        try:
+            rows = OrphanRepository().list(None)
+        except (db_exc.DBError, sa_exc.SQLAlchemyError) as exc:
+            reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+            return Result(Code.FAILURE, f"Cannot read orphans: {reason}")
+        if not rows:
+            return Result(Code.SUCCESS, "No orphans: deleted clusters left nothing behind.")
+        counts = collections.Counter(row.kind for row in rows)
+        total = len(rows)
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items()))
+        listed = [f"{row.kind} {row.ref} of cluster {row.cluster_id} ({row.attempts} "
+                  f"attempts: {row.last_error})" for row in rows]
+        return Result(Code.WARNING, f"{total} orphan(s) of deleted clusters ({kinds}): "
+                                    f"{_listed(listed)}. The conductors' sweeper retries "
+                                    "them; read its log for why they stay.")
+
     def check_cert_manager(self, name: str | None = None) -> Result:
         """Load the configured backend (or ``name``) and call its ``probe()`` if it has one.
 
@@ -345,6 +371,7 @@ class Checks(upgradecheck.UpgradeCommands):
          (common_checks.check_policy_json, {"conf": CONF})),
         ("Database schema", check_database_schema),
         ("Clusters stuck in progress", check_stuck_clusters),
+        ("Orphans of deleted clusters", check_orphans),
         ("Certificate store", check_cert_manager),
         ("Cluster drivers", check_drivers),
     )

@@ -265,3 +265,28 @@ class ClusterOperation(Base):
     finished_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
     result_reason: Mapped[str | None] = mapped_column(Text)
     progress: Mapped[str | None] = mapped_column(Text)
+    #: External side effects of the operation, by name: recorded pending before the call,
+    #: done after it, with what recovery needs to finish or undo them.
+    effects: Mapped[dict | None] = mapped_column(JSONEncodedDict)
+
+
+class Orphan(Base):
+    """Something a delete could not remove (a trust, a trustee user, a certificate bundle)
+    after its retries: the conductor's sweeper keeps trying, ``magnum-status`` reports it."""
+
+    __tablename__ = "orphan"
+    __table_args__ = (
+        UniqueConstraint("uuid", name="uniq_orphan0uuid"),
+        Index("ix_orphan_next_attempt_at", "next_attempt_at"),
+        TABLE_ARGS,
+    )
+
+    uuid: Mapped[str] = mapped_column(String(36), nullable=False)
+    kind: Mapped[str] = mapped_column(String(36), nullable=False)
+    ref: Mapped[str] = mapped_column(String(255), nullable=False)
+    cluster_id: Mapped[str | None] = mapped_column(String(36))
+    project_id: Mapped[str | None] = mapped_column(String(255))
+    user_id: Mapped[str | None] = mapped_column(String(255))
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    next_attempt_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)

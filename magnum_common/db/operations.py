@@ -129,6 +129,40 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
         with api.writer(context) as session:
             return session.execute(stmt).rowcount == len(uuids)
 
+    # --- effects -----------------------------------------------------------------------
+    def effect(self, uuid: str, name: str, state: str, **detail: Any) -> None:
+        """Record the record's effect ``name`` as ``state``, merged with ``detail`` (a dict
+        value is merged one level deep: references learned one by one)."""
+        with api.writer() as session:
+            row = session.scalars(sa.select(self.model).where(self.model.uuid == uuid)
+                                  .with_for_update()).first()
+            if row is None:
+                return
+            effects = dict(row.effects or {})
+            entry = dict(effects.get(name) or {})
+            for key, value in detail.items():
+                if isinstance(value, dict) and isinstance(entry.get(key), dict):
+                    value = {**entry[key], **value}
+                entry[key] = value
+            effects[name] = {**entry, "state": state}
+            row.effects = effects
+
+    def effects_of(self, uuid: str) -> dict[str, Any]:
+        """The effects the record has journaled, by name."""
+        with api.reader() as session:
+            row = session.scalars(sa.select(self.model.effects)
+                                  .where(self.model.uuid == uuid)).first()
+        return dict(row or {})
+
+    def pending_effects(self, cluster_uuid: str) -> list[tuple[str, dict[str, Any]]]:
+        """(name, detail) of every effect any record of the cluster left pending: sent, and
+        never confirmed (its conductor died in between)."""
+        with api.reader() as session:
+            rows = session.scalars(sa.select(self.model.effects).where(
+                self.model.cluster_id == cluster_uuid)).all()
+        return [(name, entry) for effects in rows for name, entry in (effects or {}).items()
+                if entry.get("state") == states.EFFECT_PENDING]
+
     def open_of(self, cluster_uuid: str) -> list[models.ClusterOperation]:
         """The cluster's pending and running records, oldest first."""
         query = (sa.select(self.model)

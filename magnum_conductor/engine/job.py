@@ -77,9 +77,9 @@ class Job:
         self.lease = lease
         self.cluster = cluster
         self.context = context or requester_context(cluster)
-        #: Stack requests earlier runs of this operation recorded as sent.
-        self._sent_before = frozenset((cluster.operation_args or {}).get("stack_requests")
-                                      or ())
+        record = (cluster.operation_args or {}).get("operation_id")
+        #: Effects earlier runs of this operation journaled (sent, maybe confirmed).
+        self.earlier: dict[str, Any] = records.effects_of(record) if record else {}
         self._template: models.ClusterTemplate | None = None
         self._driver: Driver | None = None
         self._resources: Resources | None = None
@@ -116,16 +116,24 @@ class Job:
         return self._resources
 
     def sent_already(self, exc: Exception, request: str) -> bool:
-        """The driver answers ``StackBusy`` to a request an earlier run recorded as being
+        """The driver answers ``StackBusy`` to a request an earlier run journaled as being
         sent: that first attempt got through. A 409 to a request never sent before is
         another change's (issue 12, point 4)."""
-        return isinstance(exc, exception.StackBusy) and request in self._sent_before
+        return isinstance(exc, exception.StackBusy) and request in self.earlier
 
-    def record_stack_request(self, request: str) -> None:
-        """Record on the operation, before sending, that ``request`` is being sent."""
-        sent = list(self.args.get("stack_requests") or [])
-        if request not in sent:
-            self.save(operation_args={**self.args, "stack_requests": [*sent, request]})
+    def effect_pending(self, name: str, **detail: Any) -> None:
+        """Journal on the operation record, before the call, that effect ``name`` is about
+        to happen, with what recovery needs to find or undo it (``detail``)."""
+        self.lease.ensure()
+        record = self.args.get("operation_id")
+        if record:
+            records.effect(record, name, states.EFFECT_PENDING, **detail)
+
+    def effect_done(self, name: str, **detail: Any) -> None:
+        """Confirm effect ``name`` (its result is saved on the rows)."""
+        record = self.args.get("operation_id")
+        if record:
+            records.effect(record, name, states.EFFECT_DONE, **detail)
 
     def nodegroups(self) -> list[models.NodeGroup]:
         return nodegroups.list(None, {"cluster_id": self.uuid})

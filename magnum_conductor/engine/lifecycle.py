@@ -107,11 +107,12 @@ def authenticate(job: Any, nodegroup: str | None = None) -> None:
 
 @contextlib.contextmanager
 def stack_request(job: Any, name: str, nodegroup: str | None = None) -> Iterator[Step]:
-    """A step that sends a stack request, recorded on the operation before it is sent.
-    Heat answering busy counts as "our earlier send got through" only when an earlier run
-    recorded this request (``Job.sent_already``): the step then ends ``sent-already``;
-    otherwise the stack is busy with someone else's change and the step fails."""
-    job.record_stack_request(name)
+    """A step that sends a stack request, journaled as a pending effect of the operation
+    before it is sent and confirmed once Heat accepted it. Heat answering busy counts as
+    "our earlier send got through" only when an earlier run journaled this request
+    (``Job.sent_already``): the step then ends ``sent-already``; otherwise the stack is busy
+    with someone else's change and the step fails."""
+    job.effect_pending(name, nodegroup=nodegroup)
     with step(job, name, nodegroup) as current:
         try:
             yield current
@@ -119,6 +120,7 @@ def stack_request(job: Any, name: str, nodegroup: str | None = None) -> Iterator
             if not job.sent_already(exc, name):
                 raise
             current.outcome = "sent-already"
+    job.effect_done(name)
 
 
 def _text(exc: BaseException) -> str:

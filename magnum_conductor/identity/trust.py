@@ -21,6 +21,9 @@ Public API:
     (the same,
     a second pair from the rotating user, for a credential rotation),
     ``delete_trustee_and_trust(context, cluster) -> bool``,
+    ``delete_trust(context, cluster) -> bool`` and ``delete_trustee(user_id) -> bool`` (one
+    part each, for the clean-up retries and the orphan sweeper),
+    ``find_trustee(name) -> str | None`` (a trustee an interrupted create made, by name),
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
     ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
     ``rotate_trustee_password(cluster) -> str`` (new encrypted password).
@@ -162,7 +165,8 @@ def _trust_deleters(context: RequestContext, cluster: Any) -> list[tuple[str, An
     return deleters
 
 
-def _delete_trust(context: RequestContext, cluster: Any) -> bool:
+def delete_trust(context: RequestContext, cluster: Any) -> bool:
+    """Delete ``cluster.trust_id`` as the first identity allowed to; True when gone."""
     for who, make_session in _trust_deleters(context, cluster):
         try:
             keystone.client(make_session()).trusts.delete(cluster.trust_id)
@@ -186,17 +190,29 @@ def delete_trustee_and_trust(context: RequestContext, cluster: Any) -> bool:
     """
     gone = True
     if cluster.trust_id:
-        gone = _delete_trust(context, cluster)
+        gone = delete_trust(context, cluster)
         if cluster.trustee_user_id:
             keystone.forget_trust_session(cluster.trustee_user_id, cluster.trust_id)
     if cluster.trustee_user_id:
-        try:
-            admin_kc = keystone.client(keystone.domain_admin_session())
-        except (exception.AuthorizationFailure, exception.ConfigInvalid) as exc:
-            LOG.warning("Trustee %s not deleted: %s", cluster.trustee_user_id, exc)
-            return False
-        gone = _delete_user(admin_kc, cluster.trustee_user_id) and gone
+        gone = delete_trustee(cluster.trustee_user_id) and gone
     return gone
+
+
+def find_trustee(name: str) -> str | None:
+    """The id of the trustee user called ``name``, if Keystone has one."""
+    admin_kc = keystone.client(keystone.domain_admin_session())
+    found = admin_kc.users.list(domain=keystone.trustee_domain_id(), name=name)
+    return found[0].id if found else None
+
+
+def delete_trustee(user_id: str) -> bool:
+    """Delete a trustee user as the trustee domain admin; True when gone."""
+    try:
+        admin_kc = keystone.client(keystone.domain_admin_session())
+    except (exception.AuthorizationFailure, exception.ConfigInvalid) as exc:
+        LOG.warning("Trustee %s not deleted: %s", user_id, exc)
+        return False
+    return _delete_user(admin_kc, user_id)
 
 
 def cluster_session(cluster: Any) -> ks_session.Session:

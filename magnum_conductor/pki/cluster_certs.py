@@ -13,9 +13,12 @@ requests); a failure removes whatever was stored.
 Public API (``cluster`` is a DB row or anything with ``uuid``, ``name``, ``project_id``,
 ``user_id`` and the four ``*_ref`` attributes):
     ``REF_FIELDS``,
-    ``create_for_cluster(context, cluster) -> dict[str, str]`` (the four refs; returns the
-    existing ones when the row already has all four, e.g. a recovered create),
+    ``create_for_cluster(context, cluster, on_stored=None) -> dict[str, str]`` (the four
+    refs; returns the existing ones when the row already has all four, e.g. a recovered
+    create; ``on_stored(field, ref)`` is told each ref as soon as the backend returned it),
     ``delete_for_cluster(context, cluster) -> list[str]`` (refs that could not be deleted),
+    ``delete_refs(cluster, refs) -> list[str]`` (the same for given refs of the cluster's),
+    ``forget(cluster)`` (drop its cached client credentials),
     ``get_ca(context, cluster, ca_cert_type=None) -> str`` (CA PEM),
     ``sign(context, cluster, csr, ca_cert_type=None) -> str`` (certificate PEM),
     ``ca_private_key(context, cluster, ca_cert_type=None) -> str`` (decrypted PEM),
@@ -75,14 +78,18 @@ def _bundles(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, tuple[s
     }
 
 
-def _store_all(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, str]:
+def _store_all(cluster: Any, certs: x509.ClusterCertificates,
+               on_stored: Callable[[str, str], None] | None = None) -> dict[str, str]:
     backend = cert_manager.get_backend()
     owner = _owner_context(cluster)
 
     def store(item: tuple[str, tuple[str, x509.CertKeyPair]]) -> tuple[str, str]:
         field, (name, pair) = item
-        return field, backend.store_cert(owner, pair.certificate, pair.private_key,
-                                         passphrase=pair.passphrase, name=name)
+        ref = backend.store_cert(owner, pair.certificate, pair.private_key,
+                                 passphrase=pair.passphrase, name=name)
+        if on_stored is not None:
+            on_stored(field, ref)
+        return field, ref
 
     items = list(_bundles(cluster, certs).items())
     refs: dict[str, str] = {}
@@ -124,13 +131,24 @@ def _delete_quietly(backend: cert_manager.CertManager, context: RequestContext,
     return True
 
 
-def create_for_cluster(context: RequestContext, cluster: Any) -> dict[str, str]:
+def create_for_cluster(context: RequestContext, cluster: Any,
+                       on_stored: Callable[[str, str], None] | None = None) -> dict[str, str]:
     """Generate and store the cluster's CAs and client certificate; the four refs."""
     existing = {field: getattr(cluster, field, None) for field in REF_FIELDS}
     if all(existing.values()):
         return existing
     certs = x509.generate_cluster_certificates(cluster.name or cluster.uuid)
-    return _store_all(cluster, certs)
+    return _store_all(cluster, certs, on_stored)
+
+
+def forget(cluster: Any) -> None:
+    """Drop the cached client credentials of ``cluster`` (its bundles are being deleted)."""
+    _forget_credentials(_credentials_key(cluster))
+
+
+def delete_refs(cluster: Any, refs: list[str]) -> list[str]:
+    """Delete bundles of ``cluster``'s owner by reference; the refs that failed."""
+    return _delete_all(cert_manager.get_backend(), _owner_context(cluster), refs)
 
 
 def delete_for_cluster(context: RequestContext, cluster: Any) -> list[str]:

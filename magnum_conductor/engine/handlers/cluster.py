@@ -46,23 +46,44 @@ def run_create(job: Job) -> None:
         if job.cluster.trust_id:
             step.outcome = "present"
         else:
+            job.effect_pending("trust", trustee_username=trust.trustee_username(job.cluster))
             job.save(**trust.create_trustee_and_trust(
                 job.context, job.cluster,
                 job.driver.trust_features(job.cluster.labels, job.template)))
+        job.effect_done("trust", trustee_user_id=job.cluster.trustee_user_id,
+                        trust_id=job.cluster.trust_id)
     with lifecycle.step(job, "certificates") as step:
         if job.cluster.ca_cert_ref:
             step.outcome = "present"
         else:
-            job.save(**cluster_certs.create_for_cluster(job.context or make_admin_context(),
-                                                        job.cluster))
+            _undo_unsaved_certificates(job)
+            job.effect_pending("certificates", refs={})
+            job.save(**cluster_certs.create_for_cluster(
+                job.context or make_admin_context(), job.cluster,
+                lambda field, ref: job.effect_pending("certificates", refs={field: ref})))
+        job.effect_done("certificates")
     lifecycle.authenticate(job)
     with lifecycle.step(job, "stack_create"):
         ngs = job.nodegroups()
+        job.effect_pending("stack_create")
         stack_id = job.driver.create_cluster(job.resources, job.cluster,
                                              job.template, ngs, create_timeout(job.cluster))
         job.save(stack_id=stack_id)
+        job.effect_done("stack_create", stack_id=stack_id)
         _assign_stack_ids(job)
     job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
+
+
+def _undo_unsaved_certificates(job: Job) -> None:
+    """Bundles an earlier run stored, journaled, and never saved on the row (its conductor
+    was killed in between) are deleted before new ones are made."""
+    from magnum_conductor.pki import cluster_certs
+
+    stored = sorted(((job.earlier.get("certificates") or {}).get("refs") or {}).values())
+    if stored:
+        LOG.info("Cluster %s: deleting %d certificate bundles an interrupted run stored",
+                 job.uuid, len(stored))
+        cluster_certs.delete_refs(job.cluster, stored)
 
 
 def fail_create(job: Job, exc: Exception) -> None:
@@ -208,20 +229,17 @@ def run_delete(job: Job) -> None:
 
 def complete_delete(job: Job) -> None:
     """Heat says the stacks are gone: remove the trust, the certificates, then the rows."""
-    from magnum_conductor.identity import trust
-    from magnum_conductor.pki import cluster_certs
+    from magnum_conductor.engine import cleanup
 
     context = job.context or make_admin_context()
     cluster = job.cluster
     ngs = job.nodegroups()
     with lifecycle.step(job, "trust_delete", operation=states.OP_DELETE) as step:
-        if not (cluster.trust_id or cluster.trustee_user_id):
-            step.outcome = "absent"
-        elif not trust.delete_trustee_and_trust(context, cluster):
-            step.outcome = "left-behind"
-            LOG.warning("Cluster %s: trustee or trust left behind in Keystone", cluster.uuid)
-    with lifecycle.step(job, "certificates_delete", operation=states.OP_DELETE):
-        cluster_certs.delete_for_cluster(context, cluster)
+        if not cleanup.remove_identity(context, cluster):
+            step.outcome = "orphaned"
+    with lifecycle.step(job, "certificates_delete", operation=states.OP_DELETE) as step:
+        if not cleanup.remove_certificates(context, cluster):
+            step.outcome = "orphaned"
     # the record first: a crash before the rows go leaves a cluster the sync deletes again
     settle(cluster.uuid, states.DELETE_COMPLETE, "The cluster is deleted.")
     with lifecycle.step(job, "rows_delete", operation=states.OP_DELETE):

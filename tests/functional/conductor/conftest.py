@@ -54,3 +54,10 @@ def conductor(conductor_options, db):
     yield instance
     instance.stop()
     rpc.cleanup()
+
+
+@pytest.fixture
+def fleet(conductor_options, standin, tmp_path, db_any):
+    fleet = support.Fleet(tmp_path, db_any, conductor_options)
+    yield fleet
+    fleet.stop()

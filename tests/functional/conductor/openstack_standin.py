@@ -5,7 +5,9 @@ make: Keystone v3 tokens (password / token / trust methods, project / domain / t
 with a catalog), users and trusts; Heat v1 stack create / list (id and name filters) / show
 / update / delete and resource list. Stacks move from ``*_IN_PROGRESS`` to ``*_COMPLETE``
 after a configurable time. ``/control`` lets a test make the next requests fail with 5xx,
-hang (timeout), fail stacks, or read what was asked (request counts, every stack ever made).
+hang (timeout), hang after a change was made (``hang_after``: a Heat method, or ``POST
+trust``), fail Keystone's next deletes (``keystone_fail_deletes``), fail stacks, or read
+what was asked (request counts, every stack ever made).
 
 Run: ``python openstack_standin.py PORT`` (prints ``ready`` once listening).
 """
@@ -35,7 +37,7 @@ def reset() -> None:
                      "fail_5xx": 0, "fail_5xx_after": 0, "hang_seconds": 0.0,
                      "hang_count": 0,
                      "fail_stacks": {}, "health": {}, "hang_after": None,
-                     "unlisted": []},
+                     "unlisted": [], "keystone_fail_deletes": 0},
         )
 
 
@@ -296,6 +298,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def _keystone(self, method: str, path: str, query: dict) -> None:
         self._count(f"keystone {method} {re.sub(r'/[0-9a-f]{32}', '/ID', path)}")
+        if method == "DELETE":
+            with LOCK:
+                failing = STATE["control"]["keystone_fail_deletes"] > 0
+                if failing:
+                    STATE["control"]["keystone_fail_deletes"] -= 1
+            if failing:
+                return self._send(503, {"error": {"code": 503,
+                                                  "message": "Keystone is unavailable"}})
         if path in ("", "/v3") and method == "GET":
             return self._send(200, {"version": {"id": "v3.14", "status": "stable", "links": [
                 {"rel": "self", "href": f"http://{self.headers.get('Host')}/v3/"}]}})
@@ -314,6 +324,10 @@ class Handler(BaseHTTPRequestHandler):
                       "domain_id": user.get("domain_id"), "password": user.get("password"),
                       "enabled": True}
             with LOCK:
+                if any(u["name"] == record["name"] and u["domain_id"] == record["domain_id"]
+                       for u in STATE["users"].values()):
+                    return self._send(409, {"error": {"code": 409,
+                                                      "message": "Duplicate user name"}})
                 STATE["users"][record["id"]] = record
             return self._send(201, {"user": record})
         match = re.fullmatch(r"/v3/users/([^/]+)", path)
@@ -342,6 +356,7 @@ class Handler(BaseHTTPRequestHandler):
                      "roles": body.get("roles", [])}
             with LOCK:
                 STATE["trusts"][trust["id"]] = trust
+            self._hang_after("POST trust")
             return self._send(201, {"trust": trust})
         match = re.fullmatch(r"/v3/OS-TRUST/trusts/([^/]+)", path)
         if match and method == "DELETE":

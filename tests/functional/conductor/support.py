@@ -247,3 +247,30 @@ class BrokerProxy:
             self.proc.kill()
             self.proc.wait()
             self.proc = None
+
+
+class Fleet:
+    """Conductor processes of one test, addressed by host name."""
+
+    def __init__(self, tmp_path, db_url, values, transport_url=None) -> None:
+        self.tmp_path = tmp_path
+        self.db_url = db_url
+        self.values = values
+        self.transport_url = transport_url
+        self.procs: dict[str, ConductorProcess] = {}
+
+    def start(self, host: str, prefix: list[str] | None = None) -> ConductorProcess:
+        kwargs = {"transport_url": self.transport_url} if self.transport_url else {}
+        config = write_config(self.tmp_path / f"{host}.conf", self.db_url,
+                              self.values, host, **kwargs)
+        proc = ConductorProcess(config, self.tmp_path / f"{host}.log", prefix)
+        self.procs[host] = proc
+        return proc
+
+    def holder(self, cluster_uuid: str) -> str | None:
+        owner = clusters.get_by_uuid(None, cluster_uuid).lock_owner
+        return owner.split(":", 1)[0] if owner else None
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()

@@ -21,40 +21,6 @@ from magnum_common.db.services import magnum_services
 from magnum_conductor.conf import BINARY
 
 
-class Fleet:
-    """Conductor processes of one test, addressed by host name."""
-
-    def __init__(self, tmp_path, db_url, values, transport_url=None) -> None:
-        self.tmp_path = tmp_path
-        self.db_url = db_url
-        self.values = values
-        self.transport_url = transport_url
-        self.procs: dict[str, support.ConductorProcess] = {}
-
-    def start(self, host: str, prefix: list[str] | None = None) -> support.ConductorProcess:
-        kwargs = {"transport_url": self.transport_url} if self.transport_url else {}
-        config = support.write_config(self.tmp_path / f"{host}.conf", self.db_url,
-                                      self.values, host, **kwargs)
-        proc = support.ConductorProcess(config, self.tmp_path / f"{host}.log", prefix)
-        self.procs[host] = proc
-        return proc
-
-    def holder(self, cluster_uuid: str) -> str | None:
-        owner = clusters.get_by_uuid(None, cluster_uuid).lock_owner
-        return owner.split(":", 1)[0] if owner else None
-
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            proc.stop()
-
-
-@pytest.fixture
-def fleet(conductor_options, standin, tmp_path, db_any):
-    fleet = Fleet(tmp_path, db_any, conductor_options)
-    yield fleet
-    fleet.stop()
-
-
 def _complete(uuid_: str, status: str, timeout: float = 60) -> object:
     return support.wait_for(
         lambda: (c := clusters.get_by_uuid(None, uuid_)).status == status
@@ -145,7 +111,7 @@ def test_kill_during_resize_upgrade_or_delete_is_resumed(fleet, standin, operati
 
 def test_broker_outage_loses_no_request(conductor_options, standin, tmp_path, db_any):
     proxy = support.BrokerProxy()
-    fleet = Fleet(tmp_path, db_any, conductor_options, proxy.transport_url)
+    fleet = support.Fleet(tmp_path, db_any, conductor_options, proxy.transport_url)
     try:
         fleet.start("c1")
         fleet.start("c2")

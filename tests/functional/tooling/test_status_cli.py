@@ -8,15 +8,18 @@ import pathlib
 import subprocess
 import sys
 import time
+import types
 
 from magnum_common import states
 from magnum_common.db import api as db_api
 from magnum_common.db.clusters import ClusterRepository
+from magnum_common.db.orphans import OrphanRepository
 from magnum_common.utils import generate_uuid
 
 MAGNUM_STATUS = pathlib.Path(sys.executable).parent / "magnum-status"
 CHECKS = ["Policy file", "Policy file JSON to YAML migration", "Database schema",
-          "Clusters stuck in progress", "Certificate store", "Cluster drivers"]
+          "Clusters stuck in progress", "Orphans of deleted clusters", "Certificate store",
+          "Cluster drivers"]
 
 
 def run_checks(conf: pathlib.Path) -> tuple[int, dict[str, dict]]:
@@ -34,6 +37,10 @@ def test_checks_run_against_the_configured_database_and_policy_file(db, tmp_path
         "uuid": stuck, "name": "stuck", "project_id": "p1", "status": states.CREATE_IN_PROGRESS,
         "updated_at": db_api.now() - datetime.timedelta(hours=3),
     })
+    orphan = OrphanRepository().record("trust", "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+                                       types.SimpleNamespace(uuid=stuck, project_id="p1",
+                                                             user_id="u1"),
+                                       "Keystone refused.", 3)
     (tmp_path / "policy.yaml").write_text('cluster:get: "role:admin or"\n')
     conf = tmp_path / "magnum.conf"
     conf.write_text(f"[database]\nconnection = {db}\n"
@@ -45,6 +52,9 @@ def test_checks_run_against_the_configured_database_and_policy_file(db, tmp_path
     assert checks["Database schema"]["result"] == 0
     assert checks["Clusters stuck in progress"]["result"] == 1
     assert stuck in checks["Clusters stuck in progress"]["details"]
+    orphans = checks["Orphans of deleted clusters"]
+    assert orphans["result"] == 1
+    assert f"trust {orphan.ref} of cluster {stuck} (3 attempts" in orphans["details"]
     assert checks["Policy file"]["result"] == 2
     # The real magnum.drivers entry points are loaded (each is named, loaded or not).
     for driver in ("k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"):
