@@ -14,7 +14,6 @@ import uuid
 
 import pytest
 import support
-from test_faults import Fleet
 
 from magnum_common import states
 from magnum_common.conductor_api import ConductorAPI
@@ -229,7 +228,7 @@ def test_trust_revoked_delete_acts_as_the_service(conductor, standin, stack_id):
 
 @pytest.fixture
 def fleet(conductor_options, standin, tmp_path, db):
-    fleet = Fleet(tmp_path, db, conductor_options)
+    fleet = support.Fleet(tmp_path, db, conductor_options)
     yield fleet
     fleet.stop()
 
