@@ -5,7 +5,7 @@ from __future__ import annotations
 from magnum_api.policies import base
 
 # The documented paths keep upstream's singular spelling so generated docs match.
-_ONE = "/v1/clustertemplate/{clustertemplate_ident}"
+_ONE = "/v1/clustertemplates/{clustertemplate_ident}"
 _ALL = "/v1/clustertemplates"
 
 
@@ -41,5 +41,5 @@ def list_rules():
           project_scoped=False),
         r("clustertemplate:publish", base.ADMIN,
           "Publish an existing cluster template (set public or hidden).",
-          [("POST", _ALL), ("PATCH", _ALL)], project_scoped=False),
+          [("POST", _ALL), ("PATCH", _ONE)], project_scoped=False),
     ]
