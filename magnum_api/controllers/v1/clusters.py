@@ -296,7 +296,9 @@ class ClustersController(base.RestController):
         return base.accepted({"uuid": row.uuid}, record)
 
     @base.operation("DELETE", "/v1/clusters/{ident}", "Delete a cluster", TAG,
-                    responses={204: base.accepted_response("Deletion accepted.")},
+                    responses={204: base.accepted_response(
+                        "Deletion accepted in every state: it supersedes the cluster's "
+                        "open operations (a second DELETE names the open one).")},
                     errors=(409, 503), policy=("cluster:delete",))
     def delete(self, ident, **_):
         ctx = base.context()

@@ -144,7 +144,9 @@ class NodeGroupController(base.RestController):
 
     @base.operation("DELETE", "/v1/clusters/{cluster_ident}/nodegroups/{ident}",
                     "Delete a node group", TAG, min_version=microversion.NODEGROUPS,
-                    responses={204: base.accepted_response("Deletion accepted.")},
+                    responses={204: base.accepted_response(
+                        "Deletion accepted in every state: it supersedes the queued "
+                        "requests about the node group.")},
                     errors=(409, 503),
                     policy=("nodegroup:delete",))
     def delete(self, cluster_ident, ident, **_):
