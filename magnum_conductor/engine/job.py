@@ -108,7 +108,8 @@ class Job:
     def resources(self) -> Resources:
         if self._resources is None or self._resources.cluster is not self.cluster:
             creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
-            deleting = (self.cluster.operation == states.OP_DELETE
+            deleting = (self.cluster.operation in (states.OP_DELETE,
+                                                   states.OP_NODEGROUP_DELETE)
                         or self.cluster.status == states.DELETE_IN_PROGRESS)
             self._resources = Resources(self.context, self.cluster, prefer_requester=creating,
                                         service_fallback=deleting,

@@ -48,17 +48,25 @@ def run_update(job: Job) -> None:
 
 
 def run_delete(job: Job) -> None:
+    """Delete the node group's stack, found by id or by name (a create whose answer was
+    lost); with no stack, the row goes at once."""
     args = job.args
     ng = job.nodegroup(args["nodegroup_uuid"])
     job.save_nodegroup(ng.uuid, status=states.DELETE_IN_PROGRESS,
                        status_reason="Deleting the node group.")
-    if not ng.stack_id:
+    lifecycle.authenticate(job, ng.uuid)
+    with lifecycle.step(job, "stack_find", ng.uuid) as step:
+        stack_id = job.driver.find_stacks(job.resources, job.cluster, [ng]).get(ng.uuid)
+        step.outcome = "found" if stack_id else "absent"
+    if not stack_id:
         job.lease.ensure()
         nodegroups.destroy(None, ng.uuid)
         job.finish(status=args.get("previous_status") or states.UPDATE_COMPLETE,
                    status_reason=f"Node group {ng.name} deleted.")
         return
-    lifecycle.authenticate(job)
+    if stack_id != ng.stack_id:
+        job.save_nodegroup(ng.uuid, stack_id=stack_id)
+        ng = job.nodegroup(ng.uuid)
     with lifecycle.stack_request(job, "stack_delete"):
         job.driver.delete_nodegroup(job.resources, job.cluster, ng)
     job.finish(status_reason=f"Deleting node group {ng.name}.")

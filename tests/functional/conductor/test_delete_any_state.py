@@ -199,6 +199,28 @@ def test_nodegroup_delete_in_any_state(conductor, standin):
     assert len(standin.state()["stacks"]) == 1
 
 
+def test_nodegroup_delete_finds_its_stack_by_name(conductor, standin):
+    """A node group whose stack id was never saved (the create's answer was lost): its
+    delete finds the stack by name and waits for it to go."""
+    ctx, cluster = _create(standin, create_seconds=0.3)
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    standin.control(delete_seconds=0.5)
+    api = ConductorAPI()
+    ng_uuid = str(uuid.uuid4())
+    api.nodegroup_create(ctx, cluster.uuid, {
+        "uuid": ng_uuid, "name": "extra", "cluster_id": cluster.uuid,
+        "project_id": ctx.project_id, "node_count": 1, "role": "worker",
+        "is_default": False})
+    _complete(cluster.uuid, states.UPDATE_COMPLETE)
+    nodegroups.update(None, ng_uuid, {"stack_id": None})
+    api.nodegroup_delete(ctx, cluster.uuid, ng_uuid)
+    support.wait_for(lambda: not nodegroups.list(None, {"cluster_id": cluster.uuid,
+                                                        "name": "extra"}),
+                     timeout=30, what="node group row destroyed")
+    assert [s["stack_name"] for s in standin.state()["stacks"] if not s["deleted"]] == [
+        standin.stacks_named(cluster.name)[0]["stack_name"]]
+
+
 def _revoke(standin, trust_id):
     request = urllib.request.Request(f"{standin.url}/v3/OS-TRUST/trusts/{trust_id}",
                                      method="DELETE")
