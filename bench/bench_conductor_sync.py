@@ -92,7 +92,8 @@ def _conductor(host: str, db_url: str, standin_url: str, hosts: list[str], round
 
     for member in hosts:
         magnum_services.heartbeat(member, BINARY)
-    sync = StatusSync(Executor(f"{host}:0:bench"), host)
+        magnum_services.process_heartbeat(f"{member}:0:bench", member, BINARY)
+    sync = StatusSync(Executor(f"{host}:0:bench"))
     time.sleep(max(0.0, start_at - time.time()))
     for round_no in range(rounds):
         begin = time.monotonic()

@@ -2,8 +2,10 @@
 orphan sweeper.
 
 Identity: the host (``[DEFAULT] host``, the magnum_service row shown by mservices), the
-worker index on that host, and a random suffix; the whole string is the lease owner, so
-leases are per process and a restarted process never mistakes an older lease for its own.
+worker index on that host, and a random suffix; the whole string is the lease owner and the
+process's member name in the status sync's ring (its own magnum_service_process row), so
+leases and polling are per process, two conductors sharing a host name are two members, and
+a restarted process never mistakes an older lease for its own.
 """
 
 from __future__ import annotations
@@ -33,30 +35,32 @@ LOG = logging.getLogger(__name__)
 class Identity:
     host: str
     worker: int
-    workers: int
     id: str
 
     @classmethod
-    def create(cls, worker: int = 0, workers: int = 1) -> Identity:
+    def create(cls, worker: int = 0) -> Identity:
         host = CONF.host
-        return cls(host, worker, workers, f"{host}:{worker}:{utils.short_id()}")
+        return cls(host, worker, f"{host}:{worker}:{utils.short_id()}")
 
 
 class Conductor:
     """Everything one conductor process runs; start() / stop() (tests run it in-process)."""
 
-    def __init__(self, worker: int = 0, workers: int = 1) -> None:
-        self.identity = Identity.create(worker, workers)
+    def __init__(self, worker: int = 0) -> None:
+        self.identity = Identity.create(worker)
         self.executor = Executor(self.identity.id)
         self.endpoint = ConductorEndpoint(self.executor)
         self.reconciler = Reconciler(self.executor)
-        self.sync = StatusSync(self.executor, self.identity.host, worker, workers)
+        self.sync = StatusSync(self.executor)
         self.health = HealthPoller(self.sync.partition)
         self.server = None
         self.loops: list[PeriodicLoop] = []
 
     def heartbeat(self) -> None:
+        """The host's service row (what mservices shows) and this process's own row (what
+        the status sync's ring is made of)."""
         magnum_services.heartbeat(self.identity.host, BINARY)
+        magnum_services.process_heartbeat(self.identity.id, self.identity.host, BINARY)
 
     def start(self) -> None:
         LOG.info("Conductor %s starting (topic %s)", self.identity.id, CONF.conductor.topic)
@@ -90,6 +94,11 @@ class Conductor:
             self.server.stop()
             self.server.wait()
         self.reconciler.stop()
+        try:
+            magnum_services.forget_process(self.identity.id)
+        except Exception:  # its row then ages out of the ring
+            LOG.warning("Could not remove the process row of %s", self.identity.id,
+                        exc_info=True)
         LOG.info("Conductor %s stopped", self.identity.id)
 
 
@@ -98,10 +107,10 @@ class ConductorService(cotyledon.Service):
 
     name = BINARY
 
-    def __init__(self, worker_id: int, workers: int) -> None:
+    def __init__(self, worker_id: int) -> None:
         super().__init__(worker_id)
         db_api.dispose_engine()  # never share pooled connections across fork
-        self.conductor = Conductor(worker_id, workers)
+        self.conductor = Conductor(worker_id)
 
     def run(self) -> None:
         self.conductor.start()
@@ -118,5 +127,5 @@ def workers() -> int:
 def launch() -> cotyledon.ServiceManager:
     count = workers()
     manager = cotyledon.ServiceManager()
-    manager.add(ConductorService, workers=count, args=(count,))
+    manager.add(ConductorService, workers=count)
     return manager

@@ -210,6 +210,24 @@ class MagnumService(Base):
     report_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
 
 
+class MagnumServiceProcess(Base):
+    """One running process of a service: its identity (host, worker, a random part) and
+    heartbeat. The status sync's hash ring is made of these, so two processes that share a
+    host name are two members (the service row, one per host, says whether it is enabled)."""
+
+    __tablename__ = "magnum_service_process"
+    __table_args__ = (
+        UniqueConstraint("identity", name="uniq_magnum_service_process0identity"),
+        Index("ix_magnum_service_process_host_binary", "host", "binary"),
+        TABLE_ARGS,
+    )
+
+    identity: Mapped[str] = mapped_column(String(255), nullable=False)
+    host: Mapped[str] = mapped_column(String(255), nullable=False)
+    binary: Mapped[str] = mapped_column(String(255), nullable=False)
+    last_seen_up: Mapped[datetime.datetime | None] = mapped_column(DateTime)
+
+
 class Quota(Base):
     __tablename__ = "quotas"
     __table_args__ = (

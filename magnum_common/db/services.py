@@ -48,6 +48,49 @@ class MagnumServiceRepository(api.Repository[models.MagnumService]):
                 return self.heartbeat(host, binary)
         return self.get_by_host_and_binary(host, binary)
 
+    # --- the processes of a service ---------------------------------------------------
+    def process_heartbeat(self, identity: str, host: str, binary: str) -> None:
+        """Count one report of the process ``identity`` (database clock); rows of processes
+        silent for ten times ``service_down_time`` go on the way (they died unannounced)."""
+        process = models.MagnumServiceProcess
+        now = db_now()
+        with api.writer() as session:
+            updated = session.execute(
+                sa.update(process).where(process.identity == identity)
+                .values(last_seen_up=now, updated_at=now)).rowcount
+            session.execute(sa.delete(process).where(
+                process.binary == binary,
+                process.last_seen_up < db_now(-10 * CONF.service_down_time)))
+        if not updated:
+            try:
+                with api.writer() as session:
+                    session.add(process(identity=identity, host=host, binary=binary,
+                                        last_seen_up=now))
+            except db_exc.DBDuplicateEntry:
+                self.process_heartbeat(identity, host, binary)
+
+    def forget_process(self, identity: str) -> None:
+        """A process that stops cleanly leaves the ring at once."""
+        process = models.MagnumServiceProcess
+        with api.writer() as session:
+            session.execute(sa.delete(process).where(process.identity == identity))
+
+    def live_processes(self, binary: str) -> list[str]:
+        """Identities of the processes of ``binary`` that reported within
+        ``service_down_time`` (database clock) and whose service is neither disabled nor
+        forced down."""
+        process, service = models.MagnumServiceProcess, models.MagnumService
+        query = (sa.select(process.identity)
+                 .join(service, sa.and_(service.host == process.host,
+                                        service.binary == process.binary))
+                 .where(process.binary == binary,
+                        process.last_seen_up >= db_now(-CONF.service_down_time),
+                        sa.not_(sa.func.coalesce(service.disabled, False)),
+                        sa.not_(sa.func.coalesce(service.forced_down, False)))
+                 .order_by(process.identity))
+        with api.reader() as session:
+            return list(session.scalars(query).all())
+
     def list_all(self) -> list[models.MagnumService]:
         with api.reader() as session:
             return list(session.scalars(

@@ -1,16 +1,16 @@
 """Which conductor polls which cluster: a consistent hash ring over the live conductors.
 
-Members are the hosts with a live ``magnum-conductor`` row in magnum_service; within a host
-the host's share is split between its worker processes by a second hash. Every conductor
-computes the same ring from the same rows, so each cluster is polled by exactly one
-conductor per interval, and when a conductor dies only its share moves.
+Members are the identities of the live conductor processes (magnum_service_process: host,
+worker and a random part, never ``[DEFAULT] host`` alone, which two processes or two
+machines may share) whose service is enabled. Every conductor computes the same ring from
+the same rows, so each cluster is polled by exactly one process per interval, and when a
+process dies only its share moves.
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
-import zlib
 from collections.abc import Iterable
 
 
@@ -36,15 +36,11 @@ class HashRing:
 
 
 class Partition:
-    """This process's share: its host's part of the ring, then its worker's part of that."""
+    """This process's share: the keys the ring gives its identity."""
 
-    def __init__(self, ring: HashRing, host: str, worker: int, workers: int) -> None:
+    def __init__(self, ring: HashRing, member: str) -> None:
         self.ring = ring
-        self.host = host
-        self.worker = worker
-        self.workers = max(1, workers)
+        self.member = member
 
     def owns(self, key: str) -> bool:
-        if self.ring.owner(key) != self.host:
-            return False
-        return zlib.crc32(key.encode()) % self.workers == self.worker
+        return self.ring.owner(key) == self.member

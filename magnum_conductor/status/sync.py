@@ -27,7 +27,7 @@ from magnum_common import states
 from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.operations import operations as records
-from magnum_common.db.services import is_up, magnum_services
+from magnum_common.db.services import magnum_services
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver, StackPoll, StackState
 from magnum_conductor.conf import BINARY, CONF
@@ -86,12 +86,6 @@ class SyncStats:
     seconds: float = 0.0
 
 
-def live_conductor_hosts() -> list[str]:
-    now = db_api.server_now()
-    return sorted({s.host for s in magnum_services.list_all()
-                   if s.binary == BINARY and not s.disabled and is_up(s, now)})
-
-
 def _in_progress_clusters() -> list[Any]:
     with db_api.reader() as session:
         return list(session.execute(_IN_PROGRESS).all())
@@ -131,22 +125,20 @@ class _Observed:
 class StatusSync:
     """One conductor process's share of the status polling."""
 
-    def __init__(self, executor: Executor, host: str, worker: int = 0,
-                 workers: int = 1) -> None:
+    def __init__(self, executor: Executor) -> None:
         self.executor = executor
-        self.host = host
-        self.worker = worker
-        self.workers = workers
+        #: The ring member: this process's identity (its lease owner), unique per process.
+        self.identity = executor.owner
         self.last = SyncStats()
 
     def partition(self) -> Partition:
-        """This process's share of a ring built only from the live, enabled conductors in
-        the database (judged on its clock), so that every conductor computes the same ring.
-        A conductor never adds itself: one whose own heartbeat looks stale, or whose
-        service is disabled, owns nothing, rather than everything a ring of one would give
-        it (with every peer also alone in its ring, each cluster was polled by all)."""
-        return Partition(HashRing(live_conductor_hosts()), self.host, self.worker,
-                         self.workers)
+        """This process's share of a ring built only from the live conductor processes of
+        enabled services in the database (judged on its clock), so that every conductor
+        computes the same ring. A conductor never adds itself: one whose own heartbeat
+        looks stale, or whose service is disabled, owns nothing, rather than everything a
+        ring of one would give it (with every peer also alone in its ring, each cluster was
+        polled by all)."""
+        return Partition(HashRing(magnum_services.live_processes(BINARY)), self.identity)
 
     # --- the periodic task ---------------------------------------------------------------
     def run_once(self) -> SyncStats:

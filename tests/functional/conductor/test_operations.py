@@ -249,29 +249,37 @@ def test_cadf_notifications(conductor_options, standin, db):
 
 
 def test_sync_polls_each_cluster_exactly_once(conductor_options, db):
-    """One poll per in-progress cluster per round across all conductors: two processes of
-    host h1 (workers 0 and 1), h2, h3, and h4 whose service is disabled (it polls nothing).
+    """One poll per in-progress cluster per round across all conductors: the ring's members
+    are processes, never host names. Two workers of host h1, a second h1 (another machine
+    configured with the same ``[DEFAULT] host``), h2, h3, and h4 whose service is disabled
+    (it polls nothing).
 
     This used to see 900 polls instead of 300 on a loaded machine: the heartbeats were older
     than service_down_time (6 s) by the time the syncs ran (300 inserts outlasted it), each
     conductor then found no live peer and added itself to its ring, a ring of one that owns
-    every cluster. The ring now holds only the live, enabled conductors of the database, and
-    liveness is judged on the database's clock; the test gives heartbeats a minute."""
+    every cluster. The ring now holds only the live processes of enabled services, and
+    liveness is judged on the database's clock; the test gives heartbeats a minute. With
+    the ring keyed on host names the two h1 processes of worker 0 polled the same share."""
     support.apply_options({"DEFAULT": {"service_down_time": 60}})
     uuids = {clusters.create(None, {"name": f"c{i}", "project_id": "p",
                                     "status": states.UPDATE_IN_PROGRESS}).uuid
              for i in range(300)}
-    for host in ("h1", "h2", "h3", "h4"):
-        magnum_services.heartbeat(host, BINARY)
+    members = ["h1:0:a", "h1:1:a", "h1:0:b", "h2:0:a", "h3:0:a", "h4:0:a"]
+    for identity in members:
+        _heartbeat(identity)
     _disable("h4")
-    syncs = [StatusSync(Executor("h1:0:x"), "h1", 0, 2),
-             StatusSync(Executor("h1:1:x"), "h1", 1, 2),
-             StatusSync(Executor("h2:0:x"), "h2"), StatusSync(Executor("h3:0:x"), "h3"),
-             StatusSync(Executor("h4:0:x"), "h4")]
+    syncs = [StatusSync(Executor(identity)) for identity in members]
     polled = [sync.run_once().polled_uuids for sync in syncs]
     assert sorted(u for p in polled for u in p) == sorted(uuids)
     assert polled[-1] == []
     assert all(len(p) > 20 for p in polled[:-1])
+
+
+def _heartbeat(identity: str) -> None:
+    """A live conductor process ``identity`` (host:worker:id): its service row and its own."""
+    host = identity.split(":", 1)[0]
+    magnum_services.heartbeat(host, BINARY)
+    magnum_services.process_heartbeat(identity, host, BINARY)
 
 
 def _disable(host: str) -> None:
@@ -285,7 +293,7 @@ def _disable(host: str) -> None:
 def test_complete_is_never_written_without_the_outputs(conductor_options, db, standin):
     """A finished stack whose outputs can't be read (Heat restarting) keeps the cluster in
     progress until a later round reads them; it never turns *_COMPLETE with stale data."""
-    magnum_services.heartbeat("h1", BINARY)
+    _heartbeat("h1:0:x")
     standin.control(create_seconds=0.2)
     ctx = support.requester()
     cluster = support.record_cluster(ctx, support.make_template())
@@ -294,7 +302,7 @@ def test_complete_is_never_written_without_the_outputs(conductor_options, db, st
     assert clusters.get_by_uuid(None, cluster.uuid).stack_id
     # Past the settling time after the operation was sent (the stack is done after 0.2 s).
     time.sleep(status_sync.SETTLE_SECONDS + 0.5)
-    sync = StatusSync(executor, "h1")
+    sync = StatusSync(executor)
     # The list call answers; every later call (the outputs read, all its retries) gets 503.
     standin.control(fail_5xx=50, fail_5xx_after=1)
     sync.run_once()
@@ -329,14 +337,14 @@ def test_sync_refuses_a_write_from_before_a_newer_operation(conductor_options, d
     """The sync read Heat (resize to 2 done) before a resize to 3 started and was sent: its
     verdict from that snapshot is refused, the cluster stays in progress for the newer
     operation, and the next round judges the newer stack state (issue 12, point 5)."""
-    magnum_services.heartbeat("h1", BINARY)
+    _heartbeat("h1:0:x")
     standin.control(create_seconds=0.2, update_seconds=0.2)
     ctx = support.requester()
     cluster = support.record_cluster(ctx, support.make_template())
     executor = Executor("h1:0:x")
     executor.run_recorded(cluster.uuid)
     time.sleep(status_sync.SETTLE_SECONDS + 0.5)
-    sync = StatusSync(executor, "h1")
+    sync = StatusSync(executor)
     sync.run_once()
     worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
 

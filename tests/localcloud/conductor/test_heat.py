@@ -58,7 +58,7 @@ def test_trust_scoped_heat_and_batched_stack_list(demo_cluster):
     # No requester context: the trust alone.
     heat = client.heat(Resources(None, cluster).session())
     try:
-        sync = StatusSync(Executor("lc:0:test"), "lc")
+        sync = StatusSync(Executor("lc:0:test"))
         driver = registry.all_drivers()["k8s_fedora_coreos_v1"]
         poll = sync._poll(driver, [cluster], ids[:2])
         assert set(poll.states) == set(ids[:2])

@@ -7,14 +7,15 @@ import uuid
 from magnum_conductor.status.hashring import HashRing, Partition
 
 
-def test_every_key_owned_by_exactly_one_worker():
-    hosts = ["a", "b", "c"]
-    ring = HashRing(hosts)
-    partitions = [Partition(ring, host, worker, 2) for host in hosts for worker in range(2)]
+def test_every_key_owned_by_exactly_one_process():
+    members = [f"{host}:{worker}:{uuid.uuid4().hex[:6]}" for host in "abc" for worker in (0, 1)]
+    ring = HashRing(members)
+    partitions = [Partition(ring, member) for member in members]
     keys = [str(uuid.uuid4()) for _ in range(3000)]
     counts = [sum(p.owns(k) for k in keys) for p in partitions]
     assert all(sum(p.owns(k) for p in partitions) == 1 for k in keys)
     assert min(counts) > 3000 / 6 * 0.5  # roughly balanced
+    assert sum(Partition(ring, "a:0:other").owns(k) for k in keys) == 0  # not a member
 
 
 def test_losing_a_member_moves_only_its_keys():

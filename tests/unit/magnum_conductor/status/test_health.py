@@ -12,11 +12,11 @@ from tests.unit.magnum_common.db.support import ALICE, make_cluster
 
 
 def _mine() -> Partition:
-    return Partition(HashRing(["me"]), "me", 0, 1)
+    return Partition(HashRing(["me"]), "me")
 
 
 def _nobodys() -> Partition:
-    return Partition(HashRing(["other"]), "me", 0, 1)
+    return Partition(HashRing(["other"]), "me")
 
 
 def _cluster(name: str, template_uuid: str | None, **values):
