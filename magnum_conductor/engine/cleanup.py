@@ -74,6 +74,13 @@ def remove_identity(context: RequestContext, cluster: Any) -> bool:
         for entry in _journaled(cluster, TRUST):
             found = trust.find_trustee(entry["trustee_username"])
             trustees |= {found} - {None}
+            for trust_id in trust.trusts_to(found) if found else ():
+                unsaved = types.SimpleNamespace(uuid=cluster.uuid, trust_id=trust_id,
+                                                user_id=cluster.user_id,
+                                                trustee_user_id=None, trustee_password=None)
+                if not _retried(lambda unsaved=unsaved: trust.delete_trust(context, unsaved)):
+                    _orphan(TRUST, trust_id, cluster, "Keystone")
+                    clean = False
     for user_id in sorted(trustees):
         if not _retried(lambda user_id=user_id: trust.delete_trustee(user_id)):
             _orphan(TRUSTEE, user_id, cluster, "Keystone")

@@ -24,6 +24,7 @@ Public API:
     ``delete_trust(context, cluster) -> bool`` and ``delete_trustee(user_id) -> bool`` (one
     part each, for the clean-up retries and the orphan sweeper),
     ``find_trustee(name) -> str | None`` (a trustee an interrupted create made, by name),
+    ``trusts_to(user_id) -> list[str]`` (the trusts delegated to it),
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
     ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
     ``rotate_trustee_password(cluster) -> str`` (new encrypted password).
@@ -203,6 +204,12 @@ def find_trustee(name: str) -> str | None:
     admin_kc = keystone.client(keystone.domain_admin_session())
     found = admin_kc.users.list(domain=keystone.trustee_domain_id(), name=name)
     return found[0].id if found else None
+
+
+def trusts_to(user_id: str) -> list[str]:
+    """The ids of the trusts delegated to the user ``user_id`` (asked as the service)."""
+    return [t.id for t in keystone.client(keystone.admin_session()).trusts.list(
+        trustee_user=user_id)]
 
 
 def delete_trustee(user_id: str) -> bool:

@@ -345,8 +345,9 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/v3/OS-TRUST/trusts" and method == "GET":
             with LOCK:
                 trusts = [t for t in STATE["trusts"].values()
-                          if not query.get("trustor_user_id")
-                          or t["trustor_user_id"] == query["trustor_user_id"][0]]
+                          if all(t[key] == query[key][0]
+                                 for key in ("trustor_user_id", "trustee_user_id")
+                                 if query.get(key))]
             return self._send(200, {"trusts": trusts})
         if path == "/v3/OS-TRUST/trusts" and method == "POST":
             body = self._body()["trust"]

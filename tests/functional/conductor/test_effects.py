@@ -61,6 +61,26 @@ def test_kill_between_trust_and_its_record_leaves_one_trustee_and_trust(fleet, s
     assert len(standin.stacks_named(cluster.name)) == 1
 
 
+def test_delete_after_a_kill_between_trust_and_its_record_leaves_nothing(fleet, standin):
+    """The create's conductor dies after Keystone made the trustee and the trust, before
+    the row had them, and a DELETE takes the cluster over: the journal names the trustee,
+    so the delete finds it by name and removes it and the trust delegated to it."""
+    standin.control(hang_after={"method": "POST trust", "seconds": 120})
+    fleet.start("c1")
+    ctx, cluster = _created()
+    support.wait_for(lambda: standin.state()["trusts"] and fleet.holder(cluster.uuid),
+                     what="trust made in Keystone")
+    fleet.procs["c1"].kill()
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    fleet.start("c2")
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
+                     what="cluster row destroyed")
+    state = standin.state()
+    assert state["users"] == [] and state["trusts"] == []
+    assert standin.stacks_named(cluster.name) == []
+    assert orphans.list(None) == []
+
+
 def test_bundles_a_killed_run_stored_are_undone(conductor, standin):
     """A kill -9 after two of the four bundles were stored (journaled one by one, never
     saved on the row): the resumed create deletes them before storing the four it keeps."""
