@@ -10,7 +10,7 @@ import pecan
 import webob
 from pecan import rest
 
-from magnum_api import microversion, routing_cache
+from magnum_api import microversion, policy, routing_cache
 from magnum_api.conf import CONF
 from magnum_api.schemas import fields, types
 from magnum_api.schemas.operation import Response, operation, validated
@@ -173,6 +173,12 @@ class Page:
         self.sort_key = params.get("sort_key", "id")
         self.sort_dir = params.get("sort_dir", "asc")
 
+    @property
+    def bounds(self) -> dict[str, Any]:
+        """The page as the repositories' keywords (``limit``, ``marker``, ``sort_key``,
+        ``sort_dir``)."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
     def collection(self, name: str, items: list[dict], path: str, last_marker: Any,
                    extra: dict[str, str] | None = None) -> dict[str, Any]:
         """``{name: items}`` plus an absolute ``next`` link when the page is full."""
@@ -182,3 +188,14 @@ class Page:
                      "limit": self.limit, "marker": last_marker, **(extra or {})}
             body["next"] = f"{base_url()}/v1/{path}?{urllib.parse.urlencode(query)}"
         return body
+
+
+def listing(rule: str, widen: bool = True) -> tuple[Page, Any]:
+    """A collection request's page and the caller's context, once ``rule`` lets the caller
+    list; with ``widen``, an admin whose ``<rule>_all_projects`` passes sees every project."""
+    page = Page(query())
+    ctx = context()
+    policy.authorize(ctx, rule)
+    if widen:
+        policy.widen_for_admin(ctx, rule + "_all_projects")
+    return page, ctx

@@ -40,8 +40,7 @@ class OperationsController(base.RestController):
         page.sort_dir = params.get("sort_dir", "desc")
         ctx = base.context()
         cluster = _cluster(ctx, cluster_ident, "cluster:operations:get_all")
-        rows = operations.list_in_cluster(None, cluster.uuid, page.limit, page.marker,
-                                          page.sort_key, page.sort_dir)
+        rows = operations.list_in_cluster(None, cluster.uuid, **page.bounds)
         url = base.base_url()
         return base.respond(page.collection(
             "operations", [schema.view(row, url) for row in rows],

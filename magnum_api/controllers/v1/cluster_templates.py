@@ -40,13 +40,9 @@ class ClusterTemplatesController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str) -> Any:
-        page = base.Page(base.query())
-        ctx = base.context()
-        policy.authorize(ctx, rule)
-        policy.widen_for_admin(ctx, rule + "_all_projects")
+        page, ctx = base.listing(rule)
         with db_api.reading() as conn:
-            rows = cluster_templates.rows(conn, ctx, limit=page.limit, marker=page.marker,
-                                          sort_key=page.sort_key, sort_dir=page.sort_dir)
+            rows = cluster_templates.rows(conn, ctx, **page.bounds)
         url = base.base_url()
         items = schema.views(rows, url)
         return base.respond(page.collection("clustertemplates", items, path,

@@ -109,14 +109,9 @@ class ClustersController(base.RestController):
 
     # --- reads ---------------------------------------------------------------------------
     def _collection(self, rule: str, path: str, detailed: bool):
-        page = base.Page(base.query())
-        ctx = base.context()
-        policy.authorize(ctx, rule)
-        policy.widen_for_admin(ctx, rule + "_all_projects")
+        page, ctx = base.listing(rule)
         with db_api.reading() as conn:
-            rows = clusters.rows(conn, ctx, limit=page.limit, marker=page.marker,
-                                 sort_key=page.sort_key, sort_dir=page.sort_dir,
-                                 detail=detailed)
+            rows = clusters.rows(conn, ctx, detail=detailed, **page.bounds)
             groups = clusters.nodegroup_rows(conn, [row.uuid for row in rows])
         url, version = base.base_url(), base.version()
         items = []

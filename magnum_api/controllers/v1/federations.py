@@ -19,11 +19,8 @@ class FederationsController(base.RestController):
     _custom_actions = {"detail": ["GET"]}
 
     def _collection(self, rule: str, path: str, detailed: bool):
-        page = base.Page(base.query())
-        ctx = base.context()
-        policy.authorize(ctx, rule)
-        rows = federations.list(ctx, limit=page.limit, marker=page.marker,
-                                sort_key=page.sort_key, sort_dir=page.sort_dir)
+        page, ctx = base.listing(rule, widen=False)
+        rows = federations.list(ctx, **page.bounds)
         url = base.base_url()
         return base.respond(page.collection(
             "federations", [misc.federation_view(row, url, detailed) for row in rows], path,

@@ -28,14 +28,10 @@ class NodeGroupController(base.RestController):
                         "nodegroups", schema.SUMMARY))}, policy=("nodegroup:get_all",))
     def get_all(self, cluster_ident, **_):
         params = base.query()
-        page = base.Page(params)
-        ctx = base.context()
-        policy.authorize(ctx, "nodegroup:get_all")
-        policy.widen_for_admin(ctx, "nodegroup:get_all_all_projects")
+        page, ctx = base.listing("nodegroup:get_all")
         cluster = clusters.get(ctx, cluster_ident)
         filters = {"role": params["role"]} if "role" in params else None
-        rows = nodegroups.list_in_cluster(ctx, cluster.uuid, filters, page.limit, page.marker,
-                                          page.sort_key, page.sort_dir)
+        rows = nodegroups.list_in_cluster(ctx, cluster.uuid, filters, **page.bounds)
         return base.respond(page.collection(
             "nodegroups", [schema.summary(row) for row in rows],
             f"clusters/{cluster.uuid}/nodegroups", rows[-1].uuid if rows else None,

@@ -26,18 +26,14 @@ class QuotasController(base.RestController):
                     responses={200: base.Response("A page of quotas.", misc.QUOTAS_VIEW)},
                     policy=("quota:get_all",))
     def get_all(self, **_):
-        params = base.query()
-        page = base.Page(params)
-        all_tenants = bool(params.get("all_tenants"))
-        ctx = base.context()
-        policy.authorize(ctx, "quota:get_all")
+        page, ctx = base.listing("quota:get_all", widen=False)
+        all_tenants = bool(base.query().get("all_tenants"))
         filters = None
         if ctx.is_admin and all_tenants:
             ctx.all_tenants = True
         else:
             filters = {"project_id": ctx.project_id}
-        rows = quotas.list(ctx, filters, page.limit, page.marker, page.sort_key,
-                           page.sort_dir)
+        rows = quotas.list(ctx, filters, **page.bounds)
         return base.respond(page.collection(
             "quotas", [misc.quota_view(row) for row in rows], "quotas",
             rows[-1].id if rows else None, {"all_tenants": "True"} if all_tenants else None))
