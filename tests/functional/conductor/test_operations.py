@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import threading
 import time
 import uuid
@@ -313,6 +314,32 @@ def test_complete_is_never_written_without_the_outputs(conductor_options, db, st
     sync.run_once()
     row = clusters.get_by_uuid(None, cluster.uuid)
     assert row.status == states.CREATE_COMPLETE and row.api_address
+
+
+def test_a_stack_past_its_timeout_fails_cluster_node_groups_and_record_at_once(
+        conductor_options, db, standin):
+    """Heat still creating past the cluster's create_timeout: the sync writes CREATE_FAILED
+    on the cluster and its node groups and fails the record, in one transaction."""
+    _heartbeat("h1:0:x")
+    standin.control(create_seconds=3600)
+    ctx = support.requester()
+    cluster = support.record_cluster(ctx, support.make_template())
+    executor = Executor("h1:0:x")
+    executor.run_recorded(cluster.uuid)
+    long_ago = db_api.now() - datetime.timedelta(hours=2)
+    clusters.compare_and_swap(None, cluster.uuid, {}, {"operation_at": long_ago})
+    sync = StatusSync(executor)
+    sync.run_once()  # a first round may write Heat's in-progress reason; then the verdict
+    sync.run_once()
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert row.status == states.CREATE_FAILED
+    assert row.status_reason.startswith("Timed out: the cluster's stacks were not created "
+                                        "within 60 minutes")
+    assert {(ng.status, ng.status_reason) for ng in nodegroups.list(
+        None, {"cluster_id": cluster.uuid})} == {(states.CREATE_FAILED, row.status_reason)}
+    [record] = operations.list_in_cluster(None, cluster.uuid)
+    assert (record.state, record.result_reason) == (states.OPERATION_FAILED,
+                                                    row.status_reason)
 
 
 def test_stack_missing_from_the_list_is_not_taken_as_deleted(conductor, standin):
