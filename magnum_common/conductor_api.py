@@ -39,7 +39,8 @@ LOG = logging.getLogger(__name__)
 #: How a refusal names the operation (the contract's wording: "Upgrading a cluster when
 #: status is ... is not supported.").
 _VERBS = {states.OP_UPDATE: "Updating", states.OP_RESIZE: "Resizing",
-          states.OP_UPGRADE: "Upgrading", states.OP_ROTATE_CA: "Updating"}
+          states.OP_UPGRADE: "Upgrading", states.OP_ROTATE_CA: "Updating",
+          states.OP_ROTATE_CREDENTIAL: "Rotating the credentials of"}
 
 #: What a broker that cannot be reached raises through oslo.messaging (the rabbit driver
 #: lets kombu's connection errors through when the retries are exhausted).
@@ -410,10 +411,10 @@ class ConductorAPI:
         return self._call(context, "get_ca_certificate", cluster_uuid=cluster_uuid,
                           ca_cert_type=ca_cert_type)
 
-    def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> None:
-        """The requester's token travels sealed: the new trust is the requester's."""
-        self._call(context, "credential_rotate", cluster_uuid=cluster_uuid,
-                   credentials=context.sealed_credentials())
+    def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> str:
+        """A recorded operation like the others (a cast): the new trust is the requester's,
+        whose token is recorded sealed with it. Returns the record's UUID."""
+        return self._submit(context, cluster_uuid, states.OP_ROTATE_CREDENTIAL, {})
 
 
 def _default_worker(cluster_uuid: str) -> Any:

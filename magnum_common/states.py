@@ -82,12 +82,13 @@ OP_RESIZE = "cluster_resize"
 OP_UPGRADE = "cluster_upgrade"
 OP_DELETE = "cluster_delete"
 OP_ROTATE_CA = "rotate_ca_certificate"
+OP_ROTATE_CREDENTIAL = "credential_rotate"
 OP_NODEGROUP_CREATE = "nodegroup_create"
 OP_NODEGROUP_UPDATE = "nodegroup_update"
 OP_NODEGROUP_DELETE = "nodegroup_delete"
 OPERATIONS = (
     OP_CREATE, OP_UPDATE, OP_RESIZE, OP_UPGRADE, OP_DELETE, OP_ROTATE_CA,
-    OP_NODEGROUP_CREATE, OP_NODEGROUP_UPDATE, OP_NODEGROUP_DELETE,
+    OP_ROTATE_CREDENTIAL, OP_NODEGROUP_CREATE, OP_NODEGROUP_UPDATE, OP_NODEGROUP_DELETE,
 )
 #: The cluster statuses each recorded operation may start from (None: any). The API
 #: records an operation only from these, the conductor checks them again when it starts.
@@ -97,6 +98,7 @@ OPERATION_GATES: dict[str, frozenset[str | None] | None] = {
     OP_RESIZE: RESIZABLE,
     OP_UPGRADE: STABLE,
     OP_ROTATE_CA: STABLE,
+    OP_ROTATE_CREDENTIAL: NODEGROUP_OPERABLE,
     OP_DELETE: None,
     OP_NODEGROUP_CREATE: None,
     OP_NODEGROUP_UPDATE: None,
@@ -124,6 +126,7 @@ ACCEPTED_STATUS = {
     OP_RESIZE: (UPDATE_IN_PROGRESS, "Resizing the cluster."),
     OP_UPGRADE: (UPDATE_IN_PROGRESS, "Upgrading the cluster."),
     OP_ROTATE_CA: (UPDATE_IN_PROGRESS, "Rotating the CA certificates."),
+    OP_ROTATE_CREDENTIAL: (UPDATE_IN_PROGRESS, "Rotating the cluster's credentials."),
     OP_DELETE: (DELETE_IN_PROGRESS, "Deleting the cluster."),
     OP_NODEGROUP_CREATE: (UPDATE_IN_PROGRESS, "Creating a node group."),
     OP_NODEGROUP_UPDATE: (UPDATE_IN_PROGRESS, "Updating a node group."),

@@ -49,11 +49,13 @@ conductor_opts = [
                "fails with a reason naming the service that did not answer, and the lease "
                "is released."),
     cfg.DictOpt("operation_timeouts",
-                default={"cluster_delete": "1500", "nodegroup_delete": "1500"},
+                default={"cluster_delete": "1500", "nodegroup_delete": "1500",
+                         "credential_rotate": "3900"},
                 help="operation_timeout per operation kind (kind:seconds), e.g. "
                 "cluster_create:1200. A delete waits for its node groups' stacks to go "
-                "first ([drivers] nodegroup_stack_delete_timeout), hence its longer "
-                "default."),
+                "first ([drivers] nodegroup_stack_delete_timeout), a credential rotation "
+                "for Heat to replace every node (up to [cluster_heat] update_timeout), "
+                "hence their longer defaults."),
     cfg.IntOpt("cleanup_attempts", default=3, min=1,
                help="Attempts a cluster delete makes to remove each trust, trustee user "
                "and certificate bundle; what still fails is recorded as an orphan for the "

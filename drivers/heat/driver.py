@@ -315,6 +315,55 @@ class KubernetesHeatDriver(Driver):
             stack_ops.patch(heat, ng.stack_id, self._nodegroup_replacement(
                 res, heat, cluster, template, nodegroups, ng, ng_current))
 
+    # --- credentials ---------------------------------------------------------------------
+    def check_credential_rotation(self, res: ClusterResources, cluster: Any,
+                                  nodegroups: list[Any]) -> None:
+        """Pushing a trustee replaces every node: refused, before anything changes, where
+        replacing the masters would lose etcd's data."""
+        if not parameters.nodes_trustee(res).trust_id:
+            return
+        current = self._current_parameters(client.heat(res.session()), cluster.stack_id)
+        upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
+                                          int(current.get("etcd_volume_size", 0)))
+
+    @retry.operation()
+    def rotate_credential(self, res: ClusterResources, cluster: Any, template: Any,
+                          nodegroups: list[Any]) -> bool:
+        """Give the nodes the cluster's trustee (the row's, just rotated): each stack's
+        nodes are replaced batch by batch with user data carrying it, as a CA rotation
+        replaces them. A stack whose ``trustee_user_id`` is this trustee already is left
+        alone, so a replayed rotation sends nothing twice. False, nothing sent, when the
+        nodes hold no trustee (``[trust] cluster_user_trust = false``)."""
+        trustee_id = parameters.nodes_trustee(res).user_id
+        if not trustee_id:
+            return False
+        heat = client.heat(res.session())
+        current = self._current_parameters(heat, cluster.stack_id)
+        if current.get("trustee_user_id") != trustee_id:
+            full = parameters.cluster_parameters(res, self.profile, cluster, template,
+                                                 nodegroups, None)
+            stack_ops.patch(heat, cluster.stack_id, {
+                "master_bootstrap_env": full["master_bootstrap_env"],
+                "worker_bootstrap_env": full["worker_bootstrap_env"],
+                "trustee_user_id": trustee_id,
+                "master_generation": upgrade.next_generation(current.get("master_generation")),
+                "worker_generation": upgrade.next_generation(current.get("worker_generation")),
+            }, rendered=self._render_cluster(cluster, template, nodegroups))
+        for ng in nodegroups:
+            if ng.is_default or not ng.stack_id:
+                continue
+            ng_current = self._current_parameters(heat, ng.stack_id)
+            if ng_current.get("trustee_user_id") == trustee_id:
+                continue
+            full = parameters.nodegroup_parameters(
+                res, self.profile, cluster, template, nodegroups, ng,
+                stack_ops.live_outputs(heat, cluster.stack_id))
+            stack_ops.patch(heat, ng.stack_id, {
+                "bootstrap_env": full["bootstrap_env"], "trustee_user_id": trustee_id,
+                "generation": upgrade.next_generation(ng_current.get("generation")),
+            }, rendered=self._render_nodegroup(cluster, template, nodegroups, ng))
+        return True
+
     # --- status --------------------------------------------------------------------------
     def stack_ids(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
         return {ng.uuid: (cluster.stack_id if ng.is_default else ng.stack_id)

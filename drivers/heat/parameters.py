@@ -277,11 +277,16 @@ _NO_TRUSTEE = TrusteeCredentials(user_id=None, username=None, password=None, dom
                                  trust_id=None)
 
 
+def nodes_trustee(res: ClusterResources) -> TrusteeCredentials:
+    """The trustee credentials the nodes hold: the cluster's, or none."""
+    return res.trustee() if CONF.trust.cluster_user_trust else _NO_TRUSTEE
+
+
 def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
              nodegroups: list[Any], nodegroup: Any, labels: dict[str, str]) -> dict[str, str]:
     """The settings one node group's nodes boot with (keys upper-case): the labels of
     :data:`labels.NODE_ENV` and what the driver derives; nothing else a tenant sent."""
-    trustee = res.trustee() if CONF.trust.cluster_user_trust else _NO_TRUSTEE
+    trustee = nodes_trustee(res)
     cluster_lbls = cluster_labels(cluster, template)
     is_master = settings.is_master(nodegroup)
     env = _exported_labels(labels)
@@ -392,6 +397,7 @@ def _common(res: ClusterResources, cluster: Any, template: Any,
         "availability_zone": labels.get("availability_zone", ""),
         "wait_condition_timeout": 6000,
         "update_max_batch_size": 1,
+        "trustee_user_id": nodes_trustee(res).user_id or "",
     }
 
 

@@ -198,7 +198,17 @@ class Driver(abc.ABC):
                               nodegroups: list[Any]) -> None:
         raise exception.NotSupported(operation="Rotating the CA certificate")
 
-    def rotate_credential(self, res: ClusterResources, cluster: Any) -> None:
+    def check_credential_rotation(self, res: ClusterResources, cluster: Any,
+                                  nodegroups: list[Any]) -> None:
+        """Refuse (NotSupported) a rotation ``rotate_credential`` could not carry out,
+        before the conductor creates the new trustee; by default every rotation can."""
+        return None
+
+    def rotate_credential(self, res: ClusterResources, cluster: Any, template: Any,
+                          nodegroups: list[Any]) -> bool:
+        """Give the nodes the cluster's trustee and trust (the row's, just replaced by the
+        conductor); True when that started stack work the conductor waits for, False when
+        the nodes hold none. Idempotent: nodes that have them already are left alone."""
         raise exception.NotSupported(operation="Rotating the cluster credentials")
 
     # --- status ----------------------------------------------------------------------------

@@ -7,14 +7,10 @@ oslo.messaging re-raises, with its HTTP code, in the API.
 
 from __future__ import annotations
 
-from typing import Any
-
 import oslo_messaging as messaging
 from oslo_log import log as logging
 
-from magnum_common import exception
 from magnum_common.context import RequestContext
-from magnum_conductor.conf import CONF
 from magnum_conductor.engine.executor import Executor
 from magnum_conductor.engine.handlers import certificates
 
@@ -52,6 +48,9 @@ class ConductorEndpoint:
     def nodegroup_delete(self, context: RequestContext, cluster_uuid: str) -> None:
         self._cast(cluster_uuid)
 
+    def credential_rotate(self, context: RequestContext, cluster_uuid: str) -> None:
+        self._cast(cluster_uuid)
+
     # --- calls ---------------------------------------------------------------------------
     def cluster_upgrade(self, context: RequestContext, cluster_uuid: str) -> None:
         self.executor.run_recorded(cluster_uuid, raise_errors=True)
@@ -66,15 +65,3 @@ class ConductorEndpoint:
     def get_ca_certificate(self, context: RequestContext, cluster_uuid: str,
                            ca_cert_type: str | None = None) -> str:
         return certificates.get_ca_certificate(context, cluster_uuid, ca_cert_type)
-
-    def credential_rotate(self, context: RequestContext, cluster_uuid: str,
-                          credentials: str | None = None) -> Any:
-        context = context.with_credentials(credentials)
-        sentinel = object()
-        result = self.executor.with_lease(
-            cluster_uuid, lambda job: certificates.credential_rotate(job) or sentinel,
-            wait=float(CONF.conductor.lease_wait), context=context)
-        if result is None:
-            raise exception.ClusterBusy(cluster=cluster_uuid)
-        return None if result is sentinel else result
-

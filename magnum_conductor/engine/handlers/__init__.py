@@ -13,5 +13,5 @@ from magnum_conductor.engine.operations import Operation
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     cluster.CREATE, cluster.UPDATE, cluster.RESIZE, cluster.UPGRADE, cluster.DELETE,
     nodegroup.CREATE, nodegroup.UPDATE, nodegroup.DELETE,
-    certificates.ROTATE_CA,
+    certificates.ROTATE_CA, certificates.ROTATE_CREDENTIAL,
 )}

@@ -1,16 +1,19 @@
-"""CA rotation (a recorded operation), CSR signing, CA show and credential rotation."""
+"""CA and credential rotation (recorded operations), CSR signing, CA show."""
 
 from __future__ import annotations
 
-from typing import Any
+import time
+import types
 
 from oslo_log import log as logging
 
-from magnum_common import exception, states
+from magnum_common import exception, states, utils
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db.clusters import clusters
+from magnum_conductor.conf import CONF
 from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
+from magnum_conductor.engine.lease import LeaseLost
 from magnum_conductor.engine.operations import Operation
 
 LOG = logging.getLogger(__name__)
@@ -64,9 +67,88 @@ def get_ca_certificate(context: RequestContext, cluster_uuid: str,
     return cluster_certs.get_ca(context, cluster, ca_cert_type)
 
 
-def credential_rotate(job: Job) -> Any:
-    """Gate on the node groups' state, then let the driver rotate (NotSupported if it can't)."""
-    if job.cluster.status not in states.NODEGROUP_OPERABLE:
-        raise exception.InvalidState(
-            f"Cluster {job.uuid} is {job.cluster.status}; credentials cannot be rotated now.")
-    return job.driver.rotate_credential(job.resources, job.cluster)
+#: The trustee columns of a cluster row (what a credential rotation replaces).
+TRUSTEE_COLUMNS = ("trustee_username", "trustee_user_id", "trustee_password", "trust_id")
+
+#: Seconds after the stack request during which Heat may still show the previous result.
+_SETTLE_SECONDS = 3.0
+
+
+def run_rotate_credential(job: Job) -> None:
+    """A new trustee and a trust from the rotating user (the creator may have left), the
+    nodes given them by a stack update, then the previous trustee and trust retired.
+
+    Order, each step resumable: the driver's refusal first (nothing created); the new pair
+    in Keystone, then in one row write the new pair on the cluster and the previous one in
+    the operation's arguments; the stack update through the new trust (the driver sends
+    nothing twice); the wait until Heat says every node was replaced, i.e. booted with the
+    new credentials and signalled; only then the previous trustee and trust deleted, with
+    any trustee of the cluster an earlier failed rotation left. Nodes that hold no trust
+    (``[trust] cluster_user_trust = false``) get nothing: the pair is the conductor's alone
+    and the previous one goes at once.
+    """
+    from magnum_conductor.identity import trust
+
+    if not job.driver.supports("rotate_credential"):
+        raise exception.NotSupported(operation="Rotating the cluster credentials")
+    args = job.args
+    with lifecycle.step(job, "trust") as step:
+        if "retiring" in args:
+            step.outcome = "present"
+        else:
+            job.driver.check_credential_rotation(job.resources, job.cluster, job.nodegroups())
+            new = trust.create_rotated_trustee_and_trust(
+                job.context, job.cluster, utils.short_id(args["operation_id"]),
+                job.driver.trust_features(job.cluster.labels, job.template))
+            retiring = {key: getattr(job.cluster, key) for key in TRUSTEE_COLUMNS}
+            job.save(operation_args={**args, "retiring": retiring}, **new)
+    lifecycle.authenticate(job)
+    with lifecycle.stack_request(job, "stack_update"):
+        pushed = job.driver.rotate_credential(job.resources, job.cluster, job.template,
+                                              job.nodegroups())
+    if pushed:
+        with lifecycle.step(job, "nodes"):
+            _wait_for_stacks(job)
+    with lifecycle.step(job, "trust_retire") as step:
+        previous = types.SimpleNamespace(uuid=job.uuid, project_id=job.cluster.project_id,
+                                         user_id=job.cluster.user_id,
+                                         **job.args["retiring"])
+        if not trust.retire_trustees(job.context, job.cluster, previous):
+            step.outcome = "left-behind"
+    if pushed:
+        job.finish(status_reason="The nodes hold the new credentials.")
+    else:
+        args = job.args
+        job.finish(status=args.get("previous_status"), status_reason=args.get("previous_reason"))
+
+
+def _wait_for_stacks(job: Job) -> None:
+    """Until Heat has finished the cluster's stack updates; their failure fails the
+    rotation (the previous pair stays: nodes not yet replaced still hold it). Bounded by
+    the operation's timeout; the lease's loss ends it."""
+    ids = sorted({stack for stack in job.driver.stack_ids(job.cluster,
+                                                          job.nodegroups()).values()})
+    sent = time.monotonic()
+    seen_busy = False
+    while True:
+        poll = job.driver.stack_states(job.resources.session(), ids)
+        found = [poll.states.get(stack_id) for stack_id in ids]
+        busy = any(s is None or states.is_in_progress(s.status) for s in found)
+        seen_busy = seen_busy or busy
+        if not busy and (seen_busy or time.monotonic() - sent > _SETTLE_SECONDS):
+            failed = [s for s in found if s is not None and s.status in states.STATUS_FAILED]
+            if failed:
+                raise exception.TrusteeOrTrustToClusterFailed(
+                    f"Stack {failed[0].id} is {failed[0].status}: "
+                    f"{failed[0].reason or 'no reason given'}; the previous trustee and "
+                    "trust stay until a rotation completes.", cluster_uuid=job.uuid)
+            return
+        if job.lease.lost.wait(min(float(CONF.conductor.sync_interval), 5.0)):
+            raise LeaseLost(cluster=job.uuid)
+
+
+ROTATE_CREDENTIAL = Operation(
+    name=states.OP_ROTATE_CREDENTIAL, gate=states.NODEGROUP_OPERABLE,
+    in_progress=states.UPDATE_IN_PROGRESS, failed=states.UPDATE_FAILED,
+    action=notifications.UPDATE,
+    describe=lambda job: "Rotating the cluster's credentials.", run=run_rotate_credential)

@@ -190,7 +190,10 @@ def test_what_real_clients_send_is_accepted(api, recorder, nodes_hold_the_trust)
         "labels": {"auto_scaling_enabled": "true", "min_node_count": "1",
                    "max_node_count": "5", "auto_healing_enabled": "true",
                    "my_note": "any text, even $(this) or {{ that }}"}},
-        headers=headers(), status=202).json
+        # devstack's demo user: the cloud provider's and the Octavia ingress controller's
+        # trust delegates load-balancer_member ([trust] cloud_provider_roles)
+        headers={**headers(), "X-Roles": "member,reader,load-balancer_member"},
+        status=202).json
     row = clusters.get_by_uuid(None, resp["uuid"])
     assert row.labels["my_note"] == "any text, even $(this) or {{ that }}"
     complete(resp["uuid"])

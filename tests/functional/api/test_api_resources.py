@@ -8,7 +8,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
-from magnum_common import exception, states
+from magnum_api.controllers.base import OPERATION_HEADER
+from magnum_common import states
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.services import magnum_services
@@ -183,14 +184,25 @@ def test_credentials(api, cluster, recorder):
     resp = api.get(url, headers=headers(), status=405)
     assert resp.headers["Allow"] == "PATCH"
     api.patch(url, headers=headers("reader"), status=403)
+    # the new trust is the rotator's, on the cluster's project: other projects see no cluster
+    api.patch(url, headers=headers("admin", OTHER_PROJECT), status=404)
     resp = api.patch(url, headers={**headers(), "Content-Type": "application/json"},
                      status=202)
     assert resp.json == {"uuid": cluster}
-    recorder.fail["credential_rotate"] = exception.NotSupported(
-        "Credential rotation is not supported by driver.")
-    resp = api.patch(url, headers=headers(), status=400)
-    assert resp.json["errors"][0]["detail"] == \
-        "Credential rotation is not supported by driver."
+    # a recorded operation like the others (a cast, the record named in the answer)
+    [call] = recorder.wait_for("credential_rotate")
+    assert call["operation"] == states.OP_ROTATE_CREDENTIAL
+    record = resp.headers[OPERATION_HEADER]
+    assert call["operation_args"]["operation_id"] == record
+    # the rotator must hold what the new trust delegates
+    from oslo_config import cfg
+
+    cfg.CONF.set_override("roles", ["member", "heat_stack_owner"], "trust")
+    try:
+        resp = api.patch(url, headers=headers(), status=400)
+    finally:
+        cfg.CONF.clear_override("roles", "trust")
+    assert "'heat_stack_owner' ([trust] roles)" in resp.json["errors"][0]["detail"]
 
 
 # --- services, stats, quotas ---------------------------------------------------------------

@@ -315,8 +315,10 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, {"token": {}})
         if path == "/v3/users" and method == "GET":
             with LOCK:
+                prefix = (query.get("name__startswith") or [""])[0]
                 users = [u for u in STATE["users"].values()
-                         if not query.get("name") or u["name"] == query["name"][0]]
+                         if (not query.get("name") or u["name"] == query["name"][0])
+                         and u["name"].startswith(prefix)]
             return self._send(200, {"users": users})
         if path == "/v3/users" and method == "POST":
             user = self._body()["user"]
@@ -336,8 +338,12 @@ class Handler(BaseHTTPRequestHandler):
                 record = STATE["users"].get(match.group(1))
                 if record is None:
                     return self._send(404, {"error": {"code": 404, "message": "no user"}})
-                if method == "DELETE":
+                if method == "DELETE":  # as Keystone: the user's trusts go with it
                     del STATE["users"][record["id"]]
+                    for trust_id in [t["id"] for t in STATE["trusts"].values()
+                                     if record["id"] in (t["trustee_user_id"],
+                                                         t["trustor_user_id"])]:
+                        del STATE["trusts"][trust_id]
                     return self._send(204)
                 if method == "PATCH":
                     record.update(self._body()["user"])

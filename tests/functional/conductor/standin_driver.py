@@ -15,6 +15,7 @@ from typing import Any
 
 from drivers.heat import client, retry, status
 from magnum_common import states, utils
+from magnum_common.config import CONF
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver, Provides, StackOutputs, StackPoll
 
@@ -128,6 +129,18 @@ class StandinDriver(Driver):
     def rotate_ca_certificate(self, res, cluster, template, nodegroups):
         _heat(res).stacks.update(cluster.stack_id, existing=True,
                                  parameters={"ca_rotated": "yes"})
+
+    @retry.operation()
+    def rotate_credential(self, res, cluster, template, nodegroups):
+        """As the Heat drivers: the trustee, when nodes hold one, as a stack parameter."""
+        if not CONF.trust.cluster_user_trust:
+            return False
+        heat = _heat(res)
+        trustee = res.trustee().user_id
+        if heat.stacks.get(cluster.stack_id).parameters.get("trustee_user_id") != trustee:
+            heat.stacks.update(cluster.stack_id, existing=True,
+                               parameters={"trustee_user_id": trustee})
+        return True
 
     def stack_ids(self, cluster, nodegroups):
         return {ng.uuid: cluster.stack_id if ng.is_default else ng.stack_id

@@ -112,14 +112,11 @@ def test_gate_refuses_resize_of_deleting_cluster(conductor, standin):
 
 def test_refused_calls_change_nothing(conductor, standin):
     """Conductor refusals reach the caller as their own 4xx class, and leave the row as it
-    was: the lease a credential rotation took and released moves no ``updated_at``."""
+    was."""
     standin.control(create_seconds=0.3)
     ctx, cluster = _create()
     before = _wait_status(cluster.uuid, states.CREATE_COMPLETE)
     api = ConductorAPI()
-    with pytest.raises(exception.NotSupported) as err:
-        api.credential_rotate(ctx, cluster.uuid)
-    assert err.value.code == 400
     clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.UPDATE_FAILED,
                                                        "updated_at": before.updated_at})
     for call in (lambda: api.rotate_ca_certificate(ctx, cluster.uuid),
@@ -131,16 +128,6 @@ def test_refused_calls_change_nothing(conductor, standin):
     after = clusters.get_by_uuid(None, cluster.uuid)
     assert (after.updated_at, after.operation, after.lock_owner) == (before.updated_at,
                                                                      None, None)
-    clusters.compare_and_swap(None, cluster.uuid, {}, {"status": states.CREATE_COMPLETE,
-                                                       "updated_at": before.updated_at})
-    assert clusters.acquire_lock(cluster.uuid, "another-conductor", 60)
-    try:
-        with pytest.raises(exception.ClusterBusy) as err:
-            api.credential_rotate(ctx, cluster.uuid)
-        assert err.value.code == 409
-    finally:
-        clusters.release_lock(cluster.uuid, "another-conductor")
-    assert clusters.get_by_uuid(None, cluster.uuid).updated_at == before.updated_at
 
 
 def test_nodegroup_create_and_delete(conductor, standin):
@@ -186,8 +173,105 @@ def test_upgrade_and_ca_rotation_calls(conductor, standin):
         None, {"cluster_id": cluster.uuid})} == {"default-master": "v1.32.1",
                                                  "default-worker": "v1.32.1"}
 
-    with pytest.raises(exception.NotSupported):
-        api.credential_rotate(ctx, cluster.uuid)
+
+@pytest.fixture
+def nodes_hold_the_trust():
+    CONF.set_override("cluster_user_trust", True, "trust")
+    yield
+    CONF.clear_override("cluster_user_trust", "trust")
+
+
+def _trustee(row):
+    return {key: getattr(row, key) for key in ("trustee_user_id", "trust_id")}
+
+
+def test_credential_rotation_retires_the_old_trust_once_the_nodes_hold_the_new(
+        conductor, standin, nodes_hold_the_trust):
+    """A project member rotates (the creator may be gone): a new trustee and a trust from
+    that member, pushed to the nodes by a stack update; the old pair stays while Heat
+    replaces the nodes and goes once the update is complete. A second rotation retires
+    the first one's pair too."""
+    standin.control(create_seconds=0.3, update_seconds=2.0)
+    ctx, cluster = _create()
+    old = _trustee(_wait_status(cluster.uuid, states.CREATE_COMPLETE))
+    rotator = support.requester(user="another-member")
+    record = ConductorAPI().credential_rotate(rotator, cluster.uuid)
+    row = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid))
+                           .trust_id != old["trust_id"] and c, what="new trust on the row")
+    new = _trustee(row)
+    assert row.status == states.UPDATE_IN_PROGRESS and row.operation == "credential_rotate"
+    [stack] = standin.stacks_named(cluster.name)
+    support.wait_for(lambda: standin.stacks_named(cluster.name)[0]["parameters"].get(
+        "trustee_user_id") == new["trustee_user_id"], what="stack update with the trustee")
+    state = standin.state()
+    trusts = {t["id"]: t for t in state["trusts"]}
+    assert trusts[new["trust_id"]]["trustor_user_id"] == "another-member"
+    assert old["trust_id"] in trusts, "the nodes still being replaced keep the old trust"
+    assert old["trustee_user_id"] in {u["id"] for u in state["users"]}
+    _wait_status(cluster.uuid, states.UPDATE_COMPLETE)
+    state = standin.state()
+    assert {t["id"] for t in state["trusts"]} == {new["trust_id"]}
+    assert {u["id"] for u in state["users"]} == {new["trustee_user_id"]}
+    assert operations.get_in_cluster(None, cluster.uuid, record).state == \
+        states.OPERATION_SUCCEEDED
+    # the stack was updated through the new trust, once
+    assert standin.stacks_named(cluster.name)[0]["parameters"]["trustee_user_id"] == \
+        new["trustee_user_id"]
+
+    ConductorAPI().credential_rotate(ctx, cluster.uuid)
+    third = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid))
+                             .trust_id != new["trust_id"] and c.status
+                             == states.UPDATE_COMPLETE and c.operation is None and c,
+                             what="second rotation done")
+    state = standin.state()
+    assert {u["id"] for u in state["users"]} == {third.trustee_user_id}
+    assert {t["id"] for t in state["trusts"]} == {third.trust_id}
+
+
+def test_a_failed_push_keeps_both_pairs_and_the_next_rotation_retires_them(
+        conductor, standin, nodes_hold_the_trust):
+    standin.control(create_seconds=0.3, update_seconds=0.3)
+    _, cluster = _create()
+    old = _trustee(_wait_status(cluster.uuid, states.CREATE_COMPLETE))
+    standin.control(fail_stacks={"UPDATE": "*"})
+    rotator = support.requester(user="another-member")
+    ConductorAPI().credential_rotate(rotator, cluster.uuid)
+    row = _wait_status(cluster.uuid, states.UPDATE_FAILED)
+    assert "the previous trustee and trust stay" in row.status_reason
+    kept = {u["id"] for u in standin.state()["users"]}
+    assert kept == {old["trustee_user_id"], row.trustee_user_id}
+    standin.control(fail_stacks={})
+    ConductorAPI().credential_rotate(rotator, cluster.uuid)
+    done = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid))
+                            .status == states.UPDATE_COMPLETE and c.operation is None and c,
+                            what="rotation done")
+    state = standin.state()
+    assert {u["id"] for u in state["users"]} == {done.trustee_user_id}
+    assert {t["id"] for t in state["trusts"]} == {done.trust_id}
+
+
+def test_without_the_nodes_trust_rotation_replaces_the_conductors_pair_only(
+        conductor, standin):
+    """[trust] cluster_user_trust = false: nothing on the nodes to rotate; the trustee and
+    trust the conductor acts with are replaced at once, no stack is touched, and the
+    cluster is back in the status it was in."""
+    standin.control(create_seconds=0.3)
+    _, cluster = _create()
+    before = _wait_status(cluster.uuid, states.CREATE_COMPLETE)
+    old = _trustee(before)
+    updates = {k: v for k, v in standin.state()["requests"].items() if "PATCH" in k}
+    record = ConductorAPI().credential_rotate(support.requester(user="another-member"),
+                                              cluster.uuid)
+    row = support.wait_for(lambda: (c := clusters.get_by_uuid(None, cluster.uuid))
+                           .operation is None and c.trust_id != old["trust_id"] and c,
+                           what="rotated")
+    assert row.status == states.CREATE_COMPLETE
+    assert {k: v for k, v in standin.state()["requests"].items() if "PATCH" in k} == updates
+    state = standin.state()
+    assert {u["id"] for u in state["users"]} == {row.trustee_user_id}
+    assert {t["id"] for t in state["trusts"]} == {row.trust_id}
+    assert operations.get_in_cluster(None, cluster.uuid, record).state == \
+        states.OPERATION_SUCCEEDED
 
 
 def test_health_polled_and_unknown_on_error(conductor, standin):
