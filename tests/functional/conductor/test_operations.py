@@ -375,15 +375,21 @@ def _disable(host: str) -> None:
         session.query(models.MagnumService).filter_by(host=host).update({"disabled": True})
 
 
-def test_complete_is_never_written_without_the_outputs(conductor_options, db, standin):
-    """A finished stack whose outputs can't be read (Heat restarting) keeps the cluster in
-    progress until a later round reads them; it never turns *_COMPLETE with stale data."""
+def _created_by_h1(standin, **control) -> tuple[RequestContext, object, Executor]:
+    """A cluster whose create the live process h1:0:x ran (its stacks sent to Heat)."""
     _heartbeat("h1:0:x")
-    standin.control(create_seconds=0.2)
+    standin.control(**control)
     ctx = support.requester()
     cluster = support.record_cluster(ctx, support.make_template())
     executor = Executor("h1:0:x")
     executor.run_recorded(cluster.uuid)
+    return ctx, cluster, executor
+
+
+def test_complete_is_never_written_without_the_outputs(conductor_options, db, standin):
+    """A finished stack whose outputs can't be read (Heat restarting) keeps the cluster in
+    progress until a later round reads them; it never turns *_COMPLETE with stale data."""
+    _, cluster, executor = _created_by_h1(standin, create_seconds=0.2)
     assert clusters.get_by_uuid(None, cluster.uuid).stack_id
     # Past the settling time after the operation was sent (the stack is done after 0.2 s).
     time.sleep(status_sync.SETTLE_SECONDS + 0.5)
@@ -404,12 +410,7 @@ def test_a_stack_past_its_timeout_fails_cluster_node_groups_and_record_at_once(
         conductor_options, db, standin):
     """Heat still creating past the cluster's create_timeout: the sync writes CREATE_FAILED
     on the cluster and its node groups and fails the record, in one transaction."""
-    _heartbeat("h1:0:x")
-    standin.control(create_seconds=3600)
-    ctx = support.requester()
-    cluster = support.record_cluster(ctx, support.make_template())
-    executor = Executor("h1:0:x")
-    executor.run_recorded(cluster.uuid)
+    _, cluster, executor = _created_by_h1(standin, create_seconds=3600)
     long_ago = db_api.now() - datetime.timedelta(hours=2)
     clusters.compare_and_swap(None, cluster.uuid, {}, {"operation_at": long_ago})
     sync = StatusSync(executor)
@@ -448,12 +449,7 @@ def test_sync_refuses_a_write_from_before_a_newer_operation(conductor_options, d
     """The sync read Heat (resize to 2 done) before a resize to 3 started and was sent: its
     verdict from that snapshot is refused, the cluster stays in progress for the newer
     operation, and the next round judges the newer stack state (issue 12, point 5)."""
-    _heartbeat("h1:0:x")
-    standin.control(create_seconds=0.2, update_seconds=0.2)
-    ctx = support.requester()
-    cluster = support.record_cluster(ctx, support.make_template())
-    executor = Executor("h1:0:x")
-    executor.run_recorded(cluster.uuid)
+    ctx, cluster, executor = _created_by_h1(standin, create_seconds=0.2, update_seconds=0.2)
     time.sleep(status_sync.SETTLE_SECONDS + 0.5)
     sync = StatusSync(executor)
     sync.run_once()
