@@ -19,3 +19,15 @@ def api(db):
     policy.reset()
     yield webtest.TestApp(app.setup_app())
     policy.reset()
+
+
+@pytest.fixture
+def cloud():
+    """Keystone, Glance, Nova and Neutron as the API reads them: a local HTTP stand-in."""
+    from tests.functional.api.support import StubCloud
+
+    stub = StubCloud()
+    for name, value in stub.overrides().items():
+        CONF.set_override(name, value, "api")
+    yield stub
+    stub.stop()
