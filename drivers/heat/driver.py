@@ -319,12 +319,13 @@ class KubernetesHeatDriver(Driver):
     def check_credential_rotation(self, res: ClusterResources, cluster: Any,
                                   nodegroups: list[Any]) -> None:
         """Pushing a trustee replaces every node: refused, before anything changes, where
-        replacing the masters would lose etcd's data."""
+        a lone master's etcd data could not be handed over to its replacement."""
         if not parameters.nodes_trustee(res).trust_id:
             return
         current = self._current_parameters(client.heat(res.session()), cluster.stack_id)
-        upgrade.check_masters_replaceable(int(current.get("number_of_masters", 1)),
-                                          int(current.get("etcd_volume_size", 0)))
+        if etcd_handover.needed(int(current.get("number_of_masters", 1)),
+                                int(current.get("etcd_volume_size", 0))):
+            etcd_handover.check_possible(bool(res.url_for("image")))
 
     @retry.operation()
     def rotate_credential(self, res: ClusterResources, cluster: Any, template: Any,
@@ -341,7 +342,8 @@ class KubernetesHeatDriver(Driver):
         current = self._current_parameters(heat, cluster.stack_id)
         if current.get("trustee_user_id") != trustee_id:
             full = parameters.cluster_parameters(res, self.profile, cluster, template,
-                                                 nodegroups, None)
+                                                 nodegroups, None,
+                                                 self._etcd_handover(res, cluster, current))
             stack_ops.patch(heat, cluster.stack_id, {
                 "master_bootstrap_env": full["master_bootstrap_env"],
                 "worker_bootstrap_env": full["worker_bootstrap_env"],

@@ -61,7 +61,7 @@ def test_optional_operations_are_refused_unless_implemented():
     with pytest.raises(exception.NotSupported, match="Rotating the CA certificate"):
         driver.rotate_ca_certificate(Resources(), None, None, [])
     with pytest.raises(exception.NotSupported, match="Rotating the cluster credentials"):
-        rotating.rotate_credential(Resources(), None)
+        rotating.rotate_credential(Resources(), None, None, [])
 
 
 def test_inherited_behaviour():
