@@ -3,24 +3,8 @@ the identity headers, JSON only, errors in the envelope, the microversion header
 
 from __future__ import annotations
 
-import pytest
-import webtest
-from oslo_config import cfg
-
-from magnum_api import app, policy
-from magnum_common import crypto
-
-CONF = cfg.CONF
 ADMIN = {"X-User-Id": "root", "X-Project-Id": "p", "X-Roles": "admin,member,reader",
          "OpenStack-API-Version": "container-infra 1.10"}
-
-
-@pytest.fixture
-def api(db):
-    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
-    policy.reset()
-    yield webtest.TestApp(app.setup_app())
-    policy.reset()
 
 
 def test_the_identity_headers_are_the_context_and_its_policy(api):
