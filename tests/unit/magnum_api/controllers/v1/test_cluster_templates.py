@@ -4,13 +4,8 @@ of Glance, Nova and Neutron, SQLite): create, visibility, PATCH, and a template 
 from __future__ import annotations
 
 from magnum_common.db.clusters import clusters
-from tests.functional.api.support import IMAGE_ID
-from tests.unit.magnum_api.controllers.support import who
+from tests.unit.magnum_api.controllers.support import BODY, who
 from tests.unit.magnum_common.db.support import ALICE, make_cluster
-
-BODY = {"name": "k8s", "coe": "kubernetes", "image_id": IMAGE_ID, "flavor_id": "m1.small",
-        "master_flavor_id": "m1.medium", "keypair_id": "kp", "external_network_id": "public",
-        "labels": {"kube_tag": "v1.30.4"}}
 
 
 def test_the_life_of_a_template(api, cloud):
