@@ -15,7 +15,8 @@ Public API (``cluster`` is a DB row or anything with ``uuid``, ``name``, ``proje
     ``REF_FIELDS``,
     ``create_for_cluster(context, cluster, on_stored=None) -> dict[str, str]`` (the four
     refs; returns the existing ones when the row already has all four, e.g. a recovered
-    create; ``on_stored(field, ref)`` is told each ref as soon as the backend returned it),
+    create; ``on_stored(field, ref)`` is told each ref before the store when the backend
+    lets the caller choose it, else as soon as the backend returned it),
     ``delete_for_cluster(context, cluster) -> list[str]`` (refs that could not be deleted),
     ``delete_refs(cluster, refs) -> list[str]`` (the same for given refs of the cluster's),
     ``forget(cluster)`` (drop its cached client credentials),
@@ -85,9 +86,12 @@ def _store_all(cluster: Any, certs: x509.ClusterCertificates,
 
     def store(item: tuple[str, tuple[str, x509.CertKeyPair]]) -> tuple[str, str]:
         field, (name, pair) = item
+        chosen = backend.new_ref()
+        if chosen is not None and on_stored is not None:
+            on_stored(field, chosen)  # journaled before the store: nothing unknown is left
         ref = backend.store_cert(owner, pair.certificate, pair.private_key,
-                                 passphrase=pair.passphrase, name=name)
-        if on_stored is not None:
+                                 passphrase=pair.passphrase, name=name, ref=chosen)
+        if chosen is None and on_stored is not None:
             on_stored(field, ref)
         return field, ref
 

@@ -68,6 +68,7 @@ class CertManager(base.CertManager):
         passphrase: str | None = None,
         intermediates: str | None = None,
         name: str = "Magnum certificate",
+        ref: str | None = None,
     ) -> str:
         bc = client()
         parts = {"certificate": certificate, "private_key": private_key,

@@ -42,8 +42,17 @@ class CertManager(abc.ABC):
         passphrase: str | None = None,
         intermediates: str | None = None,
         name: str = "Magnum certificate",
+        ref: str | None = None,
     ) -> str:
-        """Store a bundle; returns its reference. Nothing is left behind on failure."""
+        """Store a bundle; returns its reference. Nothing is left behind on failure.
+        ``ref``: the reference :meth:`new_ref` chose, for a backend that lets the caller
+        choose it."""
+
+    def new_ref(self) -> str | None:
+        """A reference to store the next bundle under, chosen before the call so that the
+        caller can journal it first (a crash during the store then leaves nothing unknown);
+        None for a backend that makes its own (Barbican)."""
+        return None
 
     @abc.abstractmethod
     def get_cert(self, context: RequestContext, ref: str) -> Cert:

@@ -69,9 +69,10 @@ class CertManager(base.CertManager):
         passphrase: str | None = None,
         intermediates: str | None = None,
         name: str = "Magnum certificate",
+        ref: str | None = None,
     ) -> str:
         os.makedirs(CONF.certificates.storage_path, mode=0o700, exist_ok=True)
-        ref = utils.generate_uuid()
+        ref = ref or utils.generate_uuid()
         values = {"certificate": certificate, "private_key": private_key,
                   "intermediates": intermediates, "passphrase": passphrase}
         try:
@@ -82,6 +83,9 @@ class CertManager(base.CertManager):
             self.delete_cert(context, ref)
             raise
         return ref
+
+    def new_ref(self) -> str:
+        return utils.generate_uuid()
 
     def get_cert(self, context: RequestContext, ref: str) -> base.Cert:
         values = {field: _read(self._path(ref, suffix)) for field, suffix in _PARTS}

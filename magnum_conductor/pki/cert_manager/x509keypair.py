@@ -7,7 +7,7 @@ key and its passphrase go through ``magnum_common.crypto`` before reaching the d
 
 from __future__ import annotations
 
-from magnum_common import crypto, exception
+from magnum_common import crypto, exception, utils
 from magnum_common.context import RequestContext
 from magnum_common.db.x509keypairs import x509keypairs
 from magnum_conductor.pki.cert_manager import base
@@ -37,8 +37,10 @@ class CertManager(base.CertManager):
         passphrase: str | None = None,
         intermediates: str | None = None,
         name: str = "Magnum certificate",
+        ref: str | None = None,
     ) -> str:
         row = x509keypairs.create(context, {
+            "uuid": ref,
             "certificate": certificate,
             "private_key": _encrypt(private_key),
             "private_key_passphrase": _encrypt(passphrase),
@@ -47,6 +49,9 @@ class CertManager(base.CertManager):
             "user_id": context.user_id,
         })
         return row.uuid
+
+    def new_ref(self) -> str:
+        return utils.generate_uuid()
 
     def get_cert(self, context: RequestContext, ref: str) -> base.Cert:
         try:

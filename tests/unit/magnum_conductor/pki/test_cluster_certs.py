@@ -170,3 +170,21 @@ def test_failed_commit_keeps_the_old_certificates(backend):
     for ref in stored:
         with pytest.raises(exception.CertificateNotFound):
             cert_manager.get_backend().get_cert(make_admin_context(), ref)
+
+
+def test_each_reference_is_told_before_its_bundle_is_stored(backend):
+    """Both backends here let the caller choose the reference: it is handed to
+    ``on_stored`` before the store, so a crash during the store leaves no bundle that the
+    operation's journal does not name."""
+    cluster = _cluster()
+    told: dict[str, tuple[str, bool]] = {}
+
+    def journal(field: str, ref: str) -> None:
+        probe = types.SimpleNamespace(**{**vars(cluster), field: ref})
+        told[field] = (ref, _exists(probe, field))
+
+    refs = cluster_certs.create_for_cluster(OWNER, cluster, journal)
+    assert {field: ref for field, (ref, _) in told.items()} == refs
+    assert not any(existed for _, existed in told.values())
+    assert all(_exists(types.SimpleNamespace(**{**vars(cluster), **refs}), field)
+               for field in cluster_certs.REF_FIELDS)
