@@ -616,6 +616,45 @@ class Faults(_Base):
         _check(f"Image {image} could not be found" in text,
                f"expected 'Image {image} could not be found', got: {text.strip()}")
 
+    def delete_during_create(self) -> None:
+        """``DELETE`` while Heat still creates the stack (terraform destroy, Ansible
+        ``state: absent``): accepted, and the stack, trust and trustee, looked up as admin,
+        are gone with the cluster."""
+        template = f"{self.tag}-dwc"
+        name = f"{self.tag}-dwc"
+        self.create_template(template)
+        try:
+            self.run("coe", "cluster", "create", name, "--cluster-template", template,
+                     "--node-count", "1", "--timeout", "30")
+            deadline = time.monotonic() + self.deadlines.create
+            while not ((cluster := self.show(name)).get("cluster_id")
+                       or cluster.get("stack_id")):
+                _check(cluster.get("status") == "CREATE_IN_PROGRESS"
+                       and time.monotonic() < deadline,
+                       f"no stack while CREATE_IN_PROGRESS: {cluster.get('status')} "
+                       f"{cluster.get('status_reason')!r}")
+                time.sleep(self.deadlines.poll)
+            _check(cluster.get("status") == "CREATE_IN_PROGRESS",
+                   f"the create ended before the delete: {cluster.get('status')}")
+            footprint = self.record_footprint(cluster, set())
+            _check(footprint.stack_ids and footprint.trustee_users,
+                   f"the create made no stack or trustee yet: {footprint.summary()}")
+            self.run("coe", "cluster", "delete", name)
+            status = self.show(name).get("status")
+            self.n.detail(f"first read after the delete: {status}")
+            _check(status == "DELETE_IN_PROGRESS", f"expected DELETE_IN_PROGRESS, got {status}")
+            self.wait_gone(name, self.deadlines.delete)
+            self.check_nothing_left(footprint)
+        finally:
+            try:
+                self.demo.run("coe", "cluster", "delete", name)
+            except CliError:
+                pass
+            try:
+                self.delete_template(template)
+            except (CliError, StepFailed) as exc:
+                self.n.detail(f"template {template} not deleted: {exc}")
+
     def failing_stack(self) -> None:
         template = f"{self.tag}-failing"
         name = f"{self.tag}-fails"
