@@ -1,0 +1,94 @@
+"""The API's side of the RPC contract on SQLite and RabbitMQ (a recording RPC server in the
+conductor's place): a request is recorded with its gate checked before it is cast, waits
+behind an open operation, and a health report needs no conductor at all."""
+
+from __future__ import annotations
+
+import uuid
+
+import oslo_messaging
+import pytest
+from oslo_config import cfg
+from oslo_messaging.rpc import client as rpc_client
+
+from magnum_common import conductor_api, exception, rpc, states
+from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import operations
+from tests.unit.magnum_common.db.support import ALICE, make_cluster
+
+CONF = cfg.CONF
+
+
+@pytest.fixture
+def conductor(db):
+    from tests.functional.api.support import RpcRecorder
+
+    CONF.register_opts(oslo_messaging.transport._transport_opts)
+    CONF.register_opts(rpc_client._client_opts)
+    CONF.set_override("transport_url", "rabbit://guest:guest@127.0.0.1:5672/")
+    topic = f"magnum-unit-{uuid.uuid4().hex[:12]}"
+    CONF.set_override("topic", topic, "conductor")
+    recorder = RpcRecorder(topic)
+    recorder.clear_operations = False  # the records stay open: nothing finishes them
+    yield recorder
+    recorder.stop()
+    rpc.cleanup()
+
+
+def _settled(name: str = "c1") -> str:
+    row = make_cluster(ALICE, name)
+    clusters.clear_operation(row.uuid, states.OP_CREATE)
+    operations.finish(row.operation_args["operation_id"], states.OPERATION_SUCCEEDED)
+    clusters.update(None, row.uuid, {"status": states.CREATE_COMPLETE})
+    return row.uuid
+
+
+def test_a_resize_is_recorded_before_its_cast_and_the_next_one_waits(conductor):
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    worker = nodegroups.get_in_cluster(None, cluster, "default-worker")
+    first = api.cluster_resize(ALICE, cluster, 5, worker.uuid)
+    (cast,) = conductor.wait_for("cluster_resize")
+    assert cast["kwargs"] == {"cluster_uuid": cluster}
+    assert (cast["operation"], cast["operation_args"]["operation_id"]) == (
+        states.OP_RESIZE, first)
+    row = clusters.get_by_uuid(None, cluster)
+    assert (row.status, row.operation_args["previous_status"]) == (
+        states.UPDATE_IN_PROGRESS, states.CREATE_COMPLETE)
+    second = api.cluster_resize(ALICE, cluster, 2, worker.uuid)
+    assert operations.get_by_uuid(None, second).state == states.OPERATION_PENDING
+    assert len(conductor.calls) == 1  # queued, not cast
+    assert operations.queued_targets(cluster) == {worker.uuid}
+
+
+def test_refusals_touch_no_row_and_send_nothing(conductor):
+    api = conductor_api.ConductorAPI()
+    failed = _settled("failed")
+    clusters.update(None, failed, {"status": states.UPDATE_FAILED})
+    worker = nodegroups.get_in_cluster(None, failed, "default-worker")
+    before = clusters.get_by_uuid(None, failed)
+    with pytest.raises(exception.NotSupported, match="UPDATE_FAILED"):
+        api.cluster_upgrade(ALICE, failed, "template-uuid", 1, worker.uuid)
+    after = clusters.get_by_uuid(None, failed)
+    assert (after.status, after.updated_at, after.operation) == (
+        before.status, before.updated_at, None)
+    creating = make_cluster(ALICE, "creating")  # its create is still open
+    group = nodegroups.get_in_cluster(None, creating.uuid, "default-worker")
+    with pytest.raises(exception.OperationConflict):
+        api.cluster_resize(ALICE, creating.uuid, 3, group.uuid)
+    assert nodegroups.get_by_uuid(None, group.uuid).node_count == group.node_count
+    assert conductor.calls == []
+
+
+def test_a_health_report_is_applied_at_once(conductor):
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    worker = nodegroups.get_in_cluster(None, cluster, "default-worker")
+    record = api.cluster_update(ALICE, cluster, worker.node_count,
+                                health_status="HEALTHY", health_status_reason={"api": "ok"})
+    row = clusters.get_by_uuid(None, cluster)
+    assert (row.health_status, row.health_status_reason, row.operation) == (
+        "HEALTHY", {"api": "ok"}, None)
+    assert operations.get_by_uuid(None, record).state == states.OPERATION_SUCCEEDED
+    assert conductor.calls == []
