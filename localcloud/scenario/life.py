@@ -123,6 +123,27 @@ class _Base:
     def show(self, cluster: str) -> dict:
         return self.demo.json("coe", "cluster", "show", cluster)
 
+    def node_settings(self, cluster_uuid: str) -> list[dict[str, str]]:
+        """What each live server of the cluster boots with (its bootstrap settings), read
+        from its user data as the node simulator reads it: on the lite tier the file Heat's
+        server facade keeps (removed with the server), on the full tier from Nova as admin
+        (microversion 2.3)."""
+        from localcloud.helpers import nodeboot
+
+        texts = []
+        if paths.cloud_tier() == "full":
+            for server in self.admin.json("server", "list", "--all-projects"):
+                shown = self.admin.json("--os-compute-api-version", "2.3", "server", "show",
+                                        server["ID"])
+                texts.append(base64.b64decode(
+                    shown.get("OS-EXT-SRV-ATTR:user_data") or "").decode(errors="replace"))
+        else:
+            servers = paths.cloud_state_dir() / "data" / "heat" / "servers"
+            texts = [path.read_text() for path in sorted(servers.glob("*.user_data"))]
+        nodes = [nodeboot.read_node("", text) for text in texts]
+        return [node.env for node in nodes
+                if node is not None and node.env.get("CLUSTER_UUID") == cluster_uuid]
+
     # --- templates -------------------------------------------------------------------
     def create_template(self, name: str, image: str = IMAGE, kube_tag: str = KUBE_TAG,
                         flavor: str = FLAVOR) -> dict:
@@ -280,6 +301,16 @@ class ClusterLife(_Base):
             ("Delete the cluster", self.delete_cluster),
             ("Check as admin that nothing is left", self.nothing_left),
             ("Delete the cluster templates", self.delete_templates),
+        ]
+
+    def trustless_steps(self) -> list[tuple[str, Callable[[], None]]]:
+        """What a deployment with ``[trust] cluster_user_trust = false`` adds, once the
+        cluster is HEALTHY (its nodes got their certificates with the node token)."""
+        return [
+            ("The nodes hold no trust and no trustee password (their user data)",
+             self.nodes_hold_no_trust),
+            ("Rotate the credentials: only the conductors' trustee and trust change",
+             self.rotate_credentials_trustless),
         ]
 
     # --- steps -----------------------------------------------------------------------
@@ -540,6 +571,52 @@ class ClusterLife(_Base):
             self.n.detail(f"old client certificate against the new CA -> {verdict}")
             _check(not verdict.endswith(": OK"), "the old client certificate still verifies")
         self.ca_pem = new_ca
+
+    def nodes_hold_no_trust(self) -> None:
+        nodes = self.node_settings(self.uuid)
+        _check(len(nodes) >= 2, f"expected the master's and the worker's user data, found "
+               f"{len(nodes)}")
+        for env in nodes:
+            held = sorted(k for k in ("TRUSTEE_USER_ID", "TRUSTEE_PASSWORD", "TRUST_ID")
+                          if env.get(k))
+            _check(not held, f"node {env.get('NODE_NAME')} holds {held}")
+            _check(bool(env.get("NODE_TOKEN")), f"node {env.get('NODE_NAME')} has no node token")
+        self.n.detail(f"{len(nodes)} nodes: no TRUSTEE_USER_ID, TRUSTEE_PASSWORD or TRUST_ID, "
+                      "a NODE_TOKEN each")
+
+    def trustees(self, cluster_uuid: str) -> dict[str, str]:
+        """The cluster's trustee users (name -> id), as admin."""
+        users = self.admin.json("user", "list", "--domain", "magnum")
+        return {u["Name"]: u["ID"] for u in users if u["Name"].startswith(cluster_uuid + "_")}
+
+    def trusts_of(self, user_ids: set[str]) -> list[dict]:
+        """Every trust (as admin) whose trustee is one of ``user_ids``."""
+        return [t for t in self.admin.json("trust", "list")
+                if t.get("Trustee User ID") in user_ids]
+
+    def rotate_credentials_trustless(self) -> None:
+        before = self.trustees(self.uuid)
+        _check(len(before) == 1 and len(self.trusts_of(set(before.values()))) == 1,
+               f"expected one trustee with one trust, found {before}")
+        stack = self.json("stack", "show", self.cluster["cluster_id"])
+        status = self.show(self.name)["status"]
+        self.run("coe", "credential", "rotate", self.name)
+        deadline = time.monotonic() + self.deadlines.update
+        while True:
+            after = self.trustees(self.uuid)
+            if set(after) - set(before) and not set(after) & set(before) and \
+                    self.show(self.name)["status"] == status:
+                break
+            _check(time.monotonic() < deadline, f"trustees still {after} (were {before})")
+            time.sleep(self.deadlines.poll)
+        _check(len(after) == 1, f"expected the new trustee only, found {after}")
+        self.n.detail(f"trustee {sorted(before)[0]} replaced by {sorted(after)[0]}")
+        _check(not self.trusts_of(set(before.values())), "the old trust is still in Keystone")
+        _check(len(self.trusts_of(set(after.values()))) == 1, "the new trustee has no trust")
+        again = self.json("stack", "show", self.cluster["cluster_id"])
+        _check(again.get("updated_time") == stack.get("updated_time"),
+               "the stack was updated, though the nodes hold nothing to rotate")
+        self.n.detail(f"status {status} again, the stack untouched")
 
     def delete_cluster(self) -> None:
         self.footprint = self.record_footprint(self.show(self.name), self.stacks)
