@@ -413,6 +413,15 @@ class HeatUnavailable(ServiceUnavailable):
     message = "Heat did not answer after %(attempts)d attempts: %(error)s"
 
 
+class EtcdHandoverFailed(ServiceUnavailable):
+    """A lone master did not hand its etcd snapshot over before its replacement (raised by
+    the Heat drivers; the API, waiting on the upgrade's call, answers 202 as for any failure
+    of the backend, and the cluster's status_reason carries this message)."""
+
+    message = ("The only master of cluster %(cluster)s did not hand over its etcd snapshot: "
+               "%(reason)s. Nothing was replaced; the master and its data are as they were.")
+
+
 class ServiceTimedOut(ServiceUnavailable):
     """Another service (Keystone, Barbican...) left a request without an answer."""
 

@@ -44,11 +44,6 @@ PBKDF2_ITERATIONS = 100000
 SNAPSHOT_HASH_LEN = 32
 
 
-class HandoverFailed(exception.MagnumException):
-    message = ("The only master of cluster %(cluster)s did not hand over its etcd snapshot: "
-               "%(reason)s. Nothing was replaced; the master and its data are as they were.")
-
-
 @dataclasses.dataclass(frozen=True)
 class Handover:
     """A snapshot the new master restores: what its settings carry (all hidden)."""
@@ -147,11 +142,11 @@ def take(glance: Glance, cluster_uuid: str, timeout: float | None = None,
     while image.get("status") != "active":
         if image.get("status") in ("killed", "deleted", "deactivated"):
             glance.delete(image["id"])
-            raise HandoverFailed(cluster=cluster_uuid,
+            raise exception.EtcdHandoverFailed(cluster=cluster_uuid,
                                  reason=f"its upload ended {image.get('status')}")
         if time.monotonic() >= deadline:
             glance.delete(image["id"])
-            raise HandoverFailed(cluster=cluster_uuid, reason=(
+            raise exception.EtcdHandoverFailed(cluster=cluster_uuid, reason=(
                 f"no snapshot arrived within {timeout:g} s (its "
                 "magnum-etcd-handover.timer takes one when asked)"))
         time.sleep(interval)
@@ -161,7 +156,7 @@ def take(glance: Glance, cluster_uuid: str, timeout: float | None = None,
         check_snapshot(decrypt(upload, key))
     except ValueError as exc:
         glance.delete(image["id"])
-        raise HandoverFailed(cluster=cluster_uuid,
+        raise exception.EtcdHandoverFailed(cluster=cluster_uuid,
                              reason=f"the snapshot cannot be restored: {exc}") from None
     private = base64.b64encode(key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,

@@ -15,6 +15,7 @@ import pytest
 
 from drivers.heat import etcd_handover
 from localcloud.helpers import etcdsim, nodeboot
+from magnum_common import exception
 
 
 @pytest.fixture
@@ -77,7 +78,7 @@ def test_a_verified_snapshot_is_handed_to_the_new_master(glance):
 
 def test_an_unanswered_request_fails_and_is_removed(glance):
     g, cluster = glance
-    with pytest.raises(etcd_handover.HandoverFailed, match="no snapshot arrived within 3 s"):
+    with pytest.raises(exception.EtcdHandoverFailed, match="no snapshot arrived within 3 s"):
         etcd_handover.take(g, cluster, timeout=3, interval=1)
     assert g.images(cluster) == []
 
@@ -85,6 +86,6 @@ def test_an_unanswered_request_fails_and_is_removed(glance):
 def test_a_snapshot_that_does_not_verify_fails_and_is_removed(glance):
     g, cluster = glance
     _answer_later(g, cluster, snapshot=b"not an etcd snapshot, no hash trailer")
-    with pytest.raises(etcd_handover.HandoverFailed, match="cannot be restored"):
+    with pytest.raises(exception.EtcdHandoverFailed, match="cannot be restored"):
         etcd_handover.take(g, cluster, timeout=60, interval=1)
     assert g.images(cluster) == []
