@@ -260,6 +260,9 @@ def test_delete_supersedes_a_queue_and_admins_delete_a_failed_cluster(api, recor
         assert (shown["kind"], shown["state"]) == (states.OP_NODEGROUP_CREATE,
                                                    states.OPERATION_SUPERSEDED)
         assert delete in shown["result_reason"]
+    # a node group's delete while the cluster's runs: accepted, naming the cluster's
+    ng = api.delete(f"/v1/clusters/{uuid}/nodegroups/ng0", headers=headers(), status=204)
+    assert ng.headers[OPERATION_HEADER] == delete
     # the delete failed (Heat refused): the project's member, and an admin of another
     # project, may retry it
     operations.finish(delete, states.OPERATION_FAILED, "Heat said no.")
