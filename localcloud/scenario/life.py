@@ -146,13 +146,15 @@ class _Base:
 
     # --- templates -------------------------------------------------------------------
     def create_template(self, name: str, image: str = IMAGE, kube_tag: str = KUBE_TAG,
-                        flavor: str = FLAVOR) -> dict:
+                        flavor: str = FLAVOR, etcd_volume: bool = True) -> dict:
+        """``etcd_volume``: etcd on a volume of its own (else on the masters' root disks)."""
         ct = self.json("coe", "cluster", "template", "create", name, "--coe", "kubernetes",
                        "--image", image, "--external-network", EXTERNAL_NETWORK,
                        "--fixed-network", FIXED_NETWORK, "--fixed-subnet", FIXED_SUBNET,
                        "--flavor", flavor, "--master-flavor", MASTER_FLAVOR,
                        "--keypair", KEYPAIR, "--network-driver", "flannel",
-                       "--labels", f"kube_tag={kube_tag},etcd_volume_size=1")
+                       "--labels", f"kube_tag={kube_tag}"
+                       + (",etcd_volume_size=1" if etcd_volume else ""))
         _check(ct.get("uuid") and ct.get("name") == name, f"unexpected template: {ct}")
         self.n.detail(f"template {name} = {ct['uuid']} (image {ct.get('image_id')}, "
                       f"distro {ct.get('cluster_distro')}, driver {ct.get('driver')})")
