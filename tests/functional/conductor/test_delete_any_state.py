@@ -138,6 +138,8 @@ def test_delete_supersedes_the_queue(conductor, standin):
     api = ConductorAPI()
     worker = nodegroups.get_in_cluster(None, cluster.uuid, "default-worker")
     api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid)
+    support.wait_for(lambda: standin.stacks_named(cluster.name)[0]["stack_status"]
+                     == "UPDATE_IN_PROGRESS", what="the resize runs")
     api.nodegroup_create(ctx, cluster.uuid, {
         "uuid": str(uuid.uuid4()), "name": "extra", "cluster_id": cluster.uuid,
         "project_id": ctx.project_id, "node_count": 1, "role": "worker",
