@@ -107,7 +107,11 @@ class Job:
     @property
     def resources(self) -> Resources:
         if self._resources is None or self._resources.cluster is not self.cluster:
-            creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE)
+            # Heat makes (or, its own trust gone with a departed creator, remakes) a trust
+            # from the caller's token on these: the requester's own, as a trust-scoped one
+            # cannot delegate (and a rotation's old trust may be dead already).
+            creating = self.cluster.operation in (states.OP_CREATE, states.OP_NODEGROUP_CREATE,
+                                                  states.OP_ROTATE_CREDENTIAL)
             deleting = (self.cluster.operation in (states.OP_DELETE,
                                                    states.OP_NODEGROUP_DELETE)
                         or self.cluster.status == states.DELETE_IN_PROGRESS)

@@ -75,8 +75,9 @@ _SETTLE_SECONDS = 3.0
 
 
 def run_rotate_credential(job: Job) -> None:
-    """A new trustee and a trust from the rotating user (the creator may have left), the
-    nodes given them by a stack update, then the previous trustee and trust retired.
+    """A new trustee and a trust from the rotating user (the creator may have left), who
+    becomes the cluster's user (its trustor), the nodes given them by a stack update, then
+    the previous trustee and trust retired.
 
     Order, each step resumable: the driver's refusal first (nothing created); the new pair
     in Keystone, then in one row write the new pair on the cluster and the previous one in
@@ -100,8 +101,11 @@ def run_rotate_credential(job: Job) -> None:
             new = trust.create_rotated_trustee_and_trust(
                 job.context, job.cluster, utils.short_id(args["operation_id"]),
                 job.driver.trust_features(job.cluster.labels, job.template))
-            retiring = {key: getattr(job.cluster, key) for key in TRUSTEE_COLUMNS}
-            job.save(operation_args={**args, "retiring": retiring}, **new)
+            retiring = {key: getattr(job.cluster, key) for key in (*TRUSTEE_COLUMNS,
+                                                                    "user_id")}
+            # the rotator is the trustor now: the cluster acts as them (certificate:get...)
+            job.save(operation_args={**args, "retiring": retiring},
+                     user_id=job.context.user_id, **new)
     lifecycle.authenticate(job)
     with lifecycle.stack_request(job, "stack_update"):
         pushed = job.driver.rotate_credential(job.resources, job.cluster, job.template,
@@ -111,7 +115,6 @@ def run_rotate_credential(job: Job) -> None:
             _wait_for_stacks(job)
     with lifecycle.step(job, "trust_retire") as step:
         previous = types.SimpleNamespace(uuid=job.uuid, project_id=job.cluster.project_id,
-                                         user_id=job.cluster.user_id,
                                          **job.args["retiring"])
         if not trust.retire_trustees(job.context, job.cluster, previous):
             step.outcome = "left-behind"

@@ -214,7 +214,9 @@ def test_credential_rotation_retires_the_old_trust_once_the_nodes_hold_the_new(
     assert {u["id"] for u in state["users"]} == {new["trustee_user_id"]}
     assert operations.get_in_cluster(None, cluster.uuid, record).state == \
         states.OPERATION_SUCCEEDED
-    # the stack was updated through the new trust, once
+    # the rotator is the trustor: the cluster now acts as them
+    assert clusters.get_by_uuid(None, cluster.uuid).user_id == "another-member"
+    # the stack was updated, once
     assert standin.stacks_named(cluster.name)[0]["parameters"]["trustee_user_id"] == \
         new["trustee_user_id"]
 

@@ -1,12 +1,14 @@
 """Credential rotation through our services on the local cloud's real Keystone and Heat, with
 nodes that hold the trust (``[trust] cluster_user_trust = true``).
 
-The cluster is created as demo; its master gets its API certificate with the trustee's
-token (so the cluster turns HEALTHY). ``openstack coe credential rotate`` then makes a new
-trustee and trust, and a stack update replaces the nodes with user data carrying them: the
-stacks' ``trustee_user_id`` parameter and every live server's user data name the new
-trustee, the old trustee and trust are gone from Keystone once the update is complete, and
-the replaced master's API serves again (it signed its certificate as the new trustee).
+The cluster is created by a member of demo's project who then leaves (their Keystone user
+is deleted); its master got its API certificate with the trustee's token (so the cluster
+turned HEALTHY). demo then runs ``openstack coe credential rotate``: a new trustee and a
+trust from demo, and a stack update through it that replaces the nodes with user data
+carrying them: the stacks' ``trustee_user_id`` parameter and every live server's user data
+name the new trustee, the old trustee and trust are gone from Keystone once the update is
+complete, and the replaced master's API serves again (it signed its certificate as the new
+trustee).
 The rotation without the nodes' trust is a step of test_cluster_life.py's CI run.
 """
 
@@ -16,7 +18,10 @@ import time
 import uuid
 
 import pytest
+import yaml
 
+from localcloud.scenario import paths
+from localcloud.scenario.coe import ADMIN, DEMO, Openstack
 from localcloud.scenario.life import ClusterLife, Deadlines, StepFailed
 
 
@@ -26,7 +31,36 @@ def magnum(start_magnum):
         yield svc
 
 
+@pytest.fixture
+def creator(tmp_path):
+    """A member of demo's project (with demo's roles) and the CLI acting as them."""
+    admin = Openstack(ADMIN)
+    name, password = f"leaver-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    admin.run("user", "create", "--domain", "default", "--project", "demo", "--password",
+              password, name)
+    for role in ("member", "load-balancer_member"):
+        admin.run("role", "add", "--user", name, "--project", "demo", role)
+    clouds = yaml.safe_load(paths.clouds_yaml().read_text())
+    entry = clouds["clouds"][DEMO]
+    clouds["clouds"]["leaver"] = {**entry, "auth": {**entry["auth"], "username": name,
+                                                    "password": password}}
+    config = tmp_path / "clouds.yaml"
+    config.write_text(yaml.safe_dump(clouds))
+    cli = Openstack("leaver")
+    cli.env["OS_CLIENT_CONFIG_FILE"] = str(config)
+    yield name, cli
+    try:
+        admin.run("user", "delete", name)
+    except Exception:  # already gone: the test deleted it
+        pass
+
+
 class RotationLife(ClusterLife):
+    def __init__(self, *args, creator: tuple[str, Openstack], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.member = self.demo
+        self.creator_name, self.demo = creator
+
     def steps(self):
         return [
             ("Create a cluster template", self.create_one_template),
@@ -36,6 +70,7 @@ class RotationLife(ClusterLife):
             ("Wait for HEALTHY: the master signed its certificate as the trustee",
              self.wait_healthy),
             ("The nodes hold the trustee and its trust", self.nodes_hold_the_trust),
+            ("The creator leaves: their Keystone user is deleted", self.creator_leaves),
             ("Rotate the credentials: the nodes get the new pair, then the old one goes",
              self.rotate_credentials),
             ("The replaced master serves its API again", self.serves_again),
@@ -74,6 +109,10 @@ class RotationLife(ClusterLife):
         self.old = self._only_trustee()
         self._nodes_hold(*self.old)
 
+    def creator_leaves(self) -> None:
+        self.run("user", "delete", self.creator_name, user=self.admin)
+        self.demo = self.member  # demo, another member of the project, carries on
+
     def rotate_credentials(self) -> None:
         before = self.cluster.get("updated_at")
         self.run("coe", "credential", "rotate", self.name)
@@ -104,9 +143,11 @@ class RotationLife(ClusterLife):
                 time.sleep(self.deadlines.poll)
 
 
-def test_credential_rotation_with_the_nodes_trust(magnum, narrator, run_flow, tmp_path):
+def test_credential_rotation_after_the_creator_left(magnum, creator, narrator, run_flow,
+                                                    tmp_path):
     life = RotationLife(narrator, tmp_path, tag=f"rot-{uuid.uuid4().hex[:4]}",
-                        deadlines=Deadlines(create=900, update=900, delete=600))
+                        deadlines=Deadlines(create=900, update=900, delete=600),
+                        creator=creator)
     run_flow(narrator, magnum, life.steps(), cleanup=life.cleanup)
     assert all(step.ok for step in narrator.steps)
     assert [s.name for s in narrator.steps] == [title for title, _ in life.steps()]
