@@ -695,6 +695,17 @@ class Faults(_Base):
         _check(f"Image {image} could not be found" in text,
                f"expected 'Image {image} could not be found', got: {text.strip()}")
 
+    def _remove(self, name: str, template: str) -> None:
+        """Whatever failed above: the cluster and its template go (best effort)."""
+        try:
+            self.demo.run("coe", "cluster", "delete", name)
+        except CliError:
+            pass
+        try:
+            self.delete_template(template)
+        except (CliError, StepFailed) as exc:
+            self.n.detail(f"template {template} not deleted: {exc}")
+
     def delete_during_create(self) -> None:
         """``DELETE`` while Heat still creates the stack (terraform destroy, Ansible
         ``state: absent``): accepted, and the stack, trust and trustee, looked up as admin,
@@ -725,14 +736,7 @@ class Faults(_Base):
             self.wait_gone(name, self.deadlines.delete)
             self.check_nothing_left(footprint)
         finally:
-            try:
-                self.demo.run("coe", "cluster", "delete", name)
-            except CliError:
-                pass
-            try:
-                self.delete_template(template)
-            except (CliError, StepFailed) as exc:
-                self.n.detail(f"template {template} not deleted: {exc}")
+            self._remove(name, template)
 
     def failing_stack(self) -> None:
         template = f"{self.tag}-failing"
@@ -756,11 +760,4 @@ class Faults(_Base):
             self.wait_gone(name, self.deadlines.delete)
             self.check_nothing_left(footprint)
         finally:
-            try:
-                self.demo.run("coe", "cluster", "delete", name)
-            except CliError:
-                pass
-            try:
-                self.delete_template(template)
-            except (CliError, StepFailed) as exc:
-                self.n.detail(f"template {template} not deleted: {exc}")
+            self._remove(name, template)
