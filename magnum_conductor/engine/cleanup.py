@@ -94,6 +94,11 @@ def remove_certificates(context: RequestContext, cluster: Any) -> bool:
     refs = {getattr(cluster, field, None) for field in cluster_certs.REF_FIELDS} - {None}
     for entry in _journaled(cluster, "certificates"):
         refs |= set((entry.get("refs") or {}).values())
+    try:
+        refs |= set(cluster_certs.stored_by_name(cluster))
+    except Exception as exc:  # the store is down: what the row and the journal name remain
+        LOG.warning("Cluster %s: could not look up its certificate bundles by name: %s",
+                    cluster.uuid, exc)
     left = sorted(refs)
 
     def attempt() -> bool:

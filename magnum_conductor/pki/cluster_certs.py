@@ -69,14 +69,24 @@ def _ca_ref_field(ca_cert_type: str | None) -> str:
     return _CA_REF_BY_TYPE.get(ca_cert_type or "", "ca_cert_ref")
 
 
+#: ref field -> what the bundle is; its name in the backend is "<cluster uuid> <this>".
+_BUNDLE_NAMES = {"ca_cert_ref": "kubernetes CA", "etcd_ca_cert_ref": "etcd CA",
+                 "front_proxy_ca_cert_ref": "front-proxy CA", "magnum_cert_ref": "Magnum client"}
+
+
 def _bundles(cluster: Any, certs: x509.ClusterCertificates) -> dict[str, tuple[str, Any]]:
     """ref field -> (name in the backend, CertKeyPair)."""
-    return {
-        "ca_cert_ref": (f"{cluster.uuid} kubernetes CA", certs.ca),
-        "etcd_ca_cert_ref": (f"{cluster.uuid} etcd CA", certs.etcd_ca),
-        "front_proxy_ca_cert_ref": (f"{cluster.uuid} front-proxy CA", certs.front_proxy_ca),
-        "magnum_cert_ref": (f"{cluster.uuid} Magnum client", certs.admin),
-    }
+    pairs = {"ca_cert_ref": certs.ca, "etcd_ca_cert_ref": certs.etcd_ca,
+             "front_proxy_ca_cert_ref": certs.front_proxy_ca, "magnum_cert_ref": certs.admin}
+    return {field: (f"{cluster.uuid} {label}", pairs[field])
+            for field, label in _BUNDLE_NAMES.items()}
+
+
+def stored_by_name(cluster: Any) -> list[str]:
+    """What the backend holds under the names of ``cluster``'s bundles, saved on the row or
+    not (see ``CertManager.find_named``)."""
+    names = [f"{cluster.uuid} {label}" for label in _BUNDLE_NAMES.values()]
+    return cert_manager.get_backend().find_named(_owner_context(cluster), names)
 
 
 def _store_all(cluster: Any, certs: x509.ClusterCertificates,

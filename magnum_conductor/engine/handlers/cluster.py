@@ -79,7 +79,9 @@ def _undo_unsaved_certificates(job: Job) -> None:
     was killed in between) are deleted before new ones are made."""
     from magnum_conductor.pki import cluster_certs
 
-    stored = sorted(((job.earlier.get("certificates") or {}).get("refs") or {}).values())
+    stored = sorted({*((job.earlier.get("certificates") or {}).get("refs") or {}).values(),
+                     *(cluster_certs.stored_by_name(job.cluster)
+                       if "certificates" in job.earlier else ())})
     if stored:
         LOG.info("Cluster %s: deleting %d certificate bundles an interrupted run stored",
                  job.uuid, len(stored))

@@ -28,6 +28,8 @@ GROUP = "barbican_client"
 
 
 _MISSING = (LookupError, ValueError, ks_exc.NotFound)
+#: The parts of a certificate container; each is a secret named "<bundle name> <part>".
+_PARTS = ("certificate", "private_key", "private_key_passphrase", "intermediates")
 
 
 def _is_not_found(exc: Exception) -> bool:
@@ -71,8 +73,8 @@ class CertManager(base.CertManager):
         ref: str | None = None,
     ) -> str:
         bc = client()
-        parts = {"certificate": certificate, "private_key": private_key,
-                 "private_key_passphrase": passphrase, "intermediates": intermediates}
+        parts = dict(zip(_PARTS, (certificate, private_key, passphrase, intermediates),
+                         strict=True))
         stored: dict[str, Any] = {}
         try:
             for part, text in parts.items():
@@ -91,6 +93,16 @@ class CertManager(base.CertManager):
                                 secret.secret_ref, exc)
             raise
 
+    def find_named(self, context: RequestContext, names: list[str]) -> list[str]:
+        """Certificate containers named ``names``, then the secrets of those names' parts
+        (a store cut short leaves secrets without their container)."""
+        bc = client()
+        containers = [c.container_ref for name in names
+                      for c in bc.containers.list(name=name, limit=100)]
+        secrets = [s.secret_ref for name in names for part in _PARTS
+                   for s in bc.secrets.list(name=f"{name} {part}", limit=100)]
+        return containers + secrets
+
     def get_cert(self, context: RequestContext, ref: str) -> base.Cert:
         try:
             container = client().containers.get(ref)
@@ -107,6 +119,13 @@ class CertManager(base.CertManager):
 
     def delete_cert(self, context: RequestContext, ref: str) -> None:
         bc = client()
+        if "/secrets/" in ref:  # a part that never made it into a container
+            try:
+                bc.secrets.delete(ref)
+            except (barbican_exc.HTTPClientError, *_MISSING) as exc:
+                if not _is_not_found(exc):
+                    raise
+            return
         try:
             container = bc.containers.get(ref)
         except (barbican_exc.HTTPClientError, *_MISSING) as exc:

@@ -54,6 +54,13 @@ class CertManager(abc.ABC):
         None for a backend that makes its own (Barbican)."""
         return None
 
+    def find_named(self, context: RequestContext, names: list[str]) -> list[str]:
+        """References of what is stored under ``names``, bundles first, for a backend that
+        makes its own references (Barbican): a conductor killed after the store and before
+        its journal entry leaves nothing else to find them by. Others journal the reference
+        before the store and find nothing here."""
+        return []
+
     @abc.abstractmethod
     def get_cert(self, context: RequestContext, ref: str) -> Cert:
         """The bundle behind ``ref``."""

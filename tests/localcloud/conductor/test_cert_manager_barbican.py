@@ -154,3 +154,27 @@ def test_a_failed_cluster_store_leaves_no_bundle(store, monkeypatch):
         name = f"{cluster.uuid} {bundle}"
         assert bc.containers.list(name=name) == []
         assert bc.secrets.list(name=f"{name} certificate") == []
+
+
+def test_bundles_and_loose_parts_are_found_by_name_and_deleted(store, pair):
+    """A conductor killed after Barbican stored a bundle, before the reference was
+    journaled, leaves it findable by its name only; so is a part whose container was
+    never made. Both are found and deleted; other names are not touched."""
+    name = f"{uuid.uuid4()} kubernetes CA"
+    bundle = store.store_cert(CTX, pair.certificate, pair.private_key, name=name)
+    loose = barbican.client().secrets.create(name=f"{name} private_key",
+                                             payload=b"a part without its container")
+    loose_ref = loose.store()
+    other = store.store_cert(CTX, pair.certificate, pair.private_key,
+                             name=f"{uuid.uuid4()} kubernetes CA")
+    try:
+        found = store.find_named(CTX, [name])
+        assert found[0] == bundle
+        parts = set(found[1:])
+        assert loose_ref in parts and len(parts) == 3  # the bundle's two parts and the loose one
+        for ref in found:
+            store.delete_cert(CTX, ref)
+        assert store.find_named(CTX, [name]) == []
+        assert store.get_cert(CTX, other).certificate == pair.certificate
+    finally:
+        store.delete_cert(CTX, other)
