@@ -38,8 +38,8 @@ def _master_env(worker_kw: dict | None = None, **label_values: str) -> dict[str,
            support.nodegroup(cl, "default-worker", "worker", 2, True, **(worker_kw or {}))]
     p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct, ngs, None)
     env = parameters.decode_env(p["master_bootstrap_env"])
-    env.update({"NODE_INDEX": "0", "NODE_NAME": "m-0", "NODE_IP": "10.0.0.4",
-                "API_PRIVATE_ADDRESS": "10.0.0.3", "KEYSTONE_AUTH_ENABLED": "false"})
+    env.update({"NODE_INDEX": "0", "NODE_NAME": "m-0", "NODE_IP": "127.0.10.4",
+                "API_PRIVATE_ADDRESS": "127.0.10.3", "KEYSTONE_AUTH_ENABLED": "false"})
     return env
 
 

@@ -117,8 +117,8 @@ def test_nodes_reach_the_api_over_tls_whether_or_not_the_template_disables_it(tl
     p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct,
                                       support.default_nodegroups(cl), None)
     env = parameters.decode_env(p["worker_bootstrap_env"])
-    url = _bash(". ./lib.sh; api_server_url", dict(env, API_PRIVATE_ADDRESS="10.0.0.9"))
-    assert url.strip() == f"https://10.0.0.9:{parameters.API_TLS_PORT}"
+    url = _bash(". ./lib.sh; api_server_url", dict(env, API_PRIVATE_ADDRESS="127.0.10.9"))
+    assert url.strip() == f"https://127.0.10.9:{parameters.API_TLS_PORT}"
 
 
 def test_aggregated_apis_get_a_front_proxy_identity_the_api_server_trusts():

@@ -41,11 +41,11 @@ PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,
                     phases=(Phase.explicit, Phase.reuse, Phase.generate),
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
-RUNTIME = {"NODE_NAME": "c-abc-node-0", "NODE_IP": "10.0.0.5",
+RUNTIME = {"NODE_NAME": "c-abc-node-0", "NODE_IP": "127.0.10.5",
            "NODE_PUBLIC_IP": "@@NODE_PUBLIC_IP@@",  # a placeholder Heat left: reads as ""
-           "API_PRIVATE_ADDRESS": "10.0.0.3", "KUBE_TAG": "v1.31.4", "GENERATION": "0",
+           "API_PRIVATE_ADDRESS": "127.0.10.3", "KUBE_TAG": "v1.31.4", "GENERATION": "0",
            "ETCD_VOLUME_ID": "", "DOCKER_VOLUME_ID": "", "WAIT_ENDPOINT": "",
-           "WAIT_TOKEN": "", "NODE_INDEX": "0", "MASTER_IPS": "10.0.0.5,10.0.0.6,10.0.0.7",
+           "WAIT_TOKEN": "", "NODE_INDEX": "0", "MASTER_IPS": "127.0.10.5,127.0.10.6,127.0.10.7",
            "API_PUBLIC_ADDRESS": "", "KUBE_SA_KEY": "", "KUBE_SA_PRIVATE_KEY": ""}
 
 
@@ -315,7 +315,7 @@ def test_master_manifests_and_configs_carry_the_values_exactly(tmp_path, inputs,
     env_out, manifests, config, etcd_env, unit = node_harness.sections(
         tmp_path, files, ("50-control-plane.sh", "60-kubelet.sh", "40-etcd.sh"), "env -0",
         "apiserver_manifest; echo ---; scheduler_manifest", "kubelet_config",
-        'etcd_env etcd-0 "etcd-0=https://10.0.0.5:2380" new', "etcd_unit")
+        'etcd_env etcd-0 "etcd-0=https://127.0.10.5:2380" new', "etcd_unit")
     seen = node_harness.environment(env_out)
     apiserver, scheduler = yaml.safe_load_all(manifests)
     command = apiserver["spec"]["containers"][0]["command"]

@@ -60,7 +60,7 @@ def test_monitor_is_skipped_when_magnum_auto_healer_heals():
     ct = support.template()
     cl = support.cluster(ct, labels={"auto_healing_enabled": "true",
                                      "auto_healing_controller": "magnum-auto-healer"},
-                         api_address="https://1.2.3.4:6443")
+                         api_address="https://127.0.10.4:6443")
     assert driver.get_monitor(support.Resources(), cl, ct) is None
     cl.labels = {"auto_healing_enabled": "true", "auto_healing_controller": "draino"}
     monitor = driver.get_monitor(support.Resources(certificates=("a", "b", "c")), cl, ct)

@@ -167,13 +167,13 @@ def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cl
                                    "10.9.0.0/16", "availability_zone": "az2"},
                            max_node_count=7)
     outputs = {"fixed_network": "net-1", "fixed_subnet": "sub-1",
-               "worker_security_group": "sg-1", "api_private_address": "10.0.0.5"}
+               "worker_security_group": "sg-1", "api_private_address": "127.0.10.5"}
     p = parameters.nodegroup_parameters(res, UbuntuDriver.profile, cl, ct, ngs + [ng], ng,
                                         outputs)
     assert (p["nodegroup_name"], p["number_of_minions"], p["minion_flavor"]) == (
         "gpu", 2, "gpu.large")
     assert (p["fixed_network"], p["security_group"], p["api_private_address"]) == (
-        "net-1", "sg-1", "10.0.0.5")
+        "net-1", "sg-1", "127.0.10.5")
     assert p["kube_tag"] == "v1.31.3" and p["availability_zone"] == "az2"
     env = parameters.decode_env(p["bootstrap_env"])
     assert env["PORTAL_NETWORK_CIDR"] == "10.254.0.0/16"
