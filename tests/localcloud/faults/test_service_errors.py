@@ -1,0 +1,73 @@
+"""Heat answering 5xx, and Barbican down during a delete (issue 12, fault suite), on the
+real cloud behind the fault proxy.
+
+Heat's 5xx on the stack create is retried and the cluster is built once. With Barbican
+down, a delete still ends (the cluster row goes), the certificate bundles it could not
+remove are recorded as orphans that ``magnum-status upgrade check`` reports, and once
+Barbican answers again the conductors' sweeper removes them: nothing of the cluster is left.
+
+Both are the long job's (``tox -e faults``): CI covers the same mechanisms with the
+OpenStack stand-in (tests/functional/conductor: test_operations' Heat 5xx, test_effects'
+orphans and sweeper).
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import faultharness as fh
+import pytest
+
+pytestmark = pytest.mark.localcloud
+
+#: Clean-up gives up quickly and the sweeper runs every few seconds, so a case takes seconds.
+OPTIONS = {"conductor": {"cleanup_attempts": 2, "cleanup_backoff": 0.5,
+                         "orphan_sweep_interval": 3}}
+
+
+@pytest.fixture(scope="module")
+def magnum(start_magnum):
+    with start_magnum(conductor_options=OPTIONS) as magnum:
+        yield magnum
+
+
+def _status_check(magnum: fh.Magnum) -> subprocess.CompletedProcess:
+    return subprocess.run([str(fh.BIN / "magnum-status"), *magnum.config_args(), "upgrade",
+                           "check"], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.faults_long
+def test_heat_5xx_on_the_stack_create_is_retried(fleet, api, template, proxy, cloud):
+    since = proxy.last_event_id()
+    rule = proxy.rule("error", listener="heat", method="POST", path="/stacks$", times=2,
+                      status=503)
+    uuid_ = api.create_cluster(fh.new_name("h5xx"), template["uuid"]).json()["uuid"]
+    cluster = api.wait_status(uuid_, "CREATE_COMPLETE", fh.BOUND["create"])
+    refused = [e for e in proxy.events(since) if e.get("rule") == rule]
+    assert [e.get("status") for e in refused] == [503, 503]
+    footprint = fh.assert_owns_once(cloud, cluster)
+    api.assert_history(uuid_, ("cluster_create", "succeeded"))
+    fh.delete_and_check(api, cloud, cluster, footprint)
+
+
+@pytest.mark.faults_long
+def test_barbican_down_during_delete_leaves_orphans_the_sweeper_removes(fleet, api, template,
+                                                                        proxy, cloud):
+    uuid_ = api.create_cluster(fh.new_name("bdown"), template["uuid"]).json()["uuid"]
+    cluster = api.wait_status(uuid_, "CREATE_COMPLETE", fh.BOUND["create"])
+    footprint = fh.assert_owns_once(cloud, cluster)
+    proxy.down("barbican")
+    try:
+        api.delete(uuid_, expect=(202, 204))
+        api.wait_gone(uuid_, fh.BOUND["delete"])
+        orphans = fleet.rows("SELECT kind FROM orphan WHERE cluster_id = :u", u=uuid_)
+        assert {o["kind"] for o in orphans} == {"certificate"}, orphans
+        report = _status_check(fleet)
+        assert "orphan(s) of deleted clusters" in report.stdout, report.stdout + report.stderr
+        assert not cloud.cluster_stacks(cluster)
+    finally:
+        proxy.up("barbican")
+    fh.wait_for(lambda: not fleet.rows("SELECT id FROM orphan WHERE cluster_id = :u",
+                                       u=uuid_), 120, "the sweeper removed the orphans", 2)
+    cloud.nothing_left(cluster, footprint)
+    assert "No orphans" in _status_check(fleet).stdout
