@@ -56,10 +56,13 @@ def get_client(topic: str | None = None, server: str | None = None,
                                     timeout=timeout)
 
 
-def get_server(topic: str, server: str, endpoints: list[Any]) -> messaging.RPCServer:
+def get_server(topic: str, server: str, endpoints: list[Any],
+               transport: messaging.Transport | None = None) -> messaging.RPCServer:
+    """An RPC server on the shared transport, or on ``transport`` for a server that must
+    outlive a ``cleanup`` of the shared one (its replies go through its own connections)."""
     target = messaging.Target(topic=topic, server=server)
     return messaging.get_rpc_server(
-        get_transport(), target, endpoints, executor="threading",
+        transport or get_transport(), target, endpoints, executor="threading",
         serializer=ContextSerializer(),
         access_policy=messaging.DefaultRPCAccessPolicy,
     )

@@ -17,6 +17,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import oslo_messaging as messaging
+from oslo_config import cfg
 
 from magnum_common import exception, rpc, states
 from magnum_common.db.clusters import clusters
@@ -191,7 +192,10 @@ class RpcRecorder:
         self.fail: dict[str, exception.MagnumException] = {}
         self.clear_operations = True
         self._cond = threading.Condition()
-        self.server = rpc.get_server(topic, "recorder", [_Endpoint(self)])
+        # A transport of its own: other test files of this worker clean the shared one up.
+        self.transport = messaging.get_rpc_transport(cfg.CONF,
+                                                     allowed_remote_exmods=rpc.ALLOWED_EXMODS)
+        self.server = rpc.get_server(topic, "recorder", [_Endpoint(self)], self.transport)
         self.server.start()
 
     def record(self, ctxt, method: str, kwargs: dict):
@@ -229,11 +233,10 @@ class RpcRecorder:
     def stop(self) -> None:
         self.server.stop()
         self.server.wait()
+        self.transport.cleanup()
 
 
 def unreachable_transport() -> messaging.Transport:
-    from oslo_config import cfg
-
     return messaging.get_rpc_transport(
         cfg.CONF, url="rabbit://guest:guest@127.0.0.1:1/",
         allowed_remote_exmods=rpc.ALLOWED_EXMODS)
