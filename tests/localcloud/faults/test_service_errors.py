@@ -1,10 +1,13 @@
-"""Heat answering 5xx, and Barbican down during a delete (issue 12, fault suite), on the
-real cloud behind the fault proxy.
+"""Heat answering 5xx or never answering, Barbican down during a delete, and a trust
+revoked before the delete (issue 12, fault suite), on the real cloud behind the fault proxy.
 
-Heat's 5xx on the stack create is retried and the cluster is built once. With Barbican
+Heat's 5xx on the stack create is retried and the cluster is built once; so is a stack
+create Heat never answers (the request times out and is sent again). With Barbican
 down, a delete still ends (the cluster row goes), the certificate bundles it could not
 remove are recorded as orphans that ``magnum-status upgrade check`` reports, and once
 Barbican answers again the conductors' sweeper removes them: nothing of the cluster is left.
+A cluster whose trust was revoked outside Magnum is still deleted, as the service, with
+nothing left.
 
 Both are the long job's (``tox -e faults``): CI covers the same mechanisms with the
 OpenStack stand-in (tests/functional/conductor: test_operations' Heat 5xx, test_effects'
@@ -22,7 +25,8 @@ pytestmark = pytest.mark.localcloud
 
 #: Clean-up gives up quickly and the sweeper runs every few seconds, so a case takes seconds.
 OPTIONS = {"conductor": {"cleanup_attempts": 2, "cleanup_backoff": 0.5,
-                         "orphan_sweep_interval": 3}}
+                         "orphan_sweep_interval": 3},
+           "heat_client": {"timeout": 15}}
 
 
 @pytest.fixture(scope="module")
@@ -71,3 +75,27 @@ def test_barbican_down_during_delete_leaves_orphans_the_sweeper_removes(fleet, a
                                        u=uuid_), 120, "the sweeper removed the orphans", 2)
     cloud.nothing_left(cluster, footprint)
     assert "No orphans" in _status_check(fleet).stdout
+
+
+@pytest.mark.faults_long
+def test_heat_silent_on_the_stack_create_is_sent_again(fleet, api, template, proxy, cloud):
+    since = proxy.last_event_id()
+    rule = proxy.rule("stall", listener="heat", method="POST", path="/stacks$", times=1)
+    uuid_ = api.create_cluster(fh.new_name("hstall"), template["uuid"]).json()["uuid"]
+    proxy.wait_event(120, "the stack create stalled", since=since, rule=rule,
+                     state="stalled")
+    cluster = api.wait_status(uuid_, "CREATE_COMPLETE", fh.BOUND["create"])
+    footprint = fh.assert_owns_once(cloud, cluster)
+    api.assert_history(uuid_, ("cluster_create", "succeeded"))
+    proxy.reset()
+    fh.delete_and_check(api, cloud, cluster, footprint)
+
+
+@pytest.mark.faults_long
+def test_trust_revoked_before_the_delete_leaves_nothing(fleet, api, template, cloud):
+    uuid_ = api.create_cluster(fh.new_name("revoked"), template["uuid"]).json()["uuid"]
+    cluster = api.wait_status(uuid_, "CREATE_COMPLETE", fh.BOUND["create"])
+    footprint = fh.assert_owns_once(cloud, cluster)
+    [row] = fleet.rows("SELECT trust_id FROM cluster WHERE uuid = :u", u=uuid_)
+    cloud.revoke_trust(row["trust_id"])
+    fh.delete_and_check(api, cloud, cluster, footprint)
