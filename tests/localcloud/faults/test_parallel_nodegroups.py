@@ -3,7 +3,8 @@ fault suite; terraform's default parallelism), on the real cloud.
 
 Every request is accepted (202), they run one after the other in the cluster's queue, each
 group gets its own stack and goes away with it, and the history records six succeeded
-operations.
+operations. Then a node-group PATCH and a resize back to back, as one terraform apply sends
+them: both accepted, both applied.
 """
 
 from __future__ import annotations
@@ -55,4 +56,13 @@ def test_three_nodegroup_creates_and_deletes_at_once(fleet, api, template, cloud
              if kind_state[0].startswith("nodegroup_")]
     assert kinds == [("nodegroup_delete", "succeeded")] * 3 + \
         [("nodegroup_create", "succeeded")] * 3, kinds
-    fh.delete_and_check(api, cloud, api.cluster(uuid_), footprint)
+
+    # terraform's apply of a node-group PATCH and a resize, back to back: both accepted
+    api.request("PATCH", f"/v1/clusters/{uuid_}/nodegroups/default-worker",
+                [{"op": "replace", "path": "/max_node_count", "value": 4}], expect=(202,))
+    api.resize(uuid_, 2, expect=(202,))
+    done = api.wait_status(uuid_, "UPDATE_COMPLETE", fh.BOUND["update"],
+                           done=lambda c: c["node_count"] == 2)
+    worker = api.get(f"/v1/clusters/{uuid_}/nodegroups/default-worker")
+    assert (worker["max_node_count"], worker["node_count"]) == (4, 2)
+    fh.delete_and_check(api, cloud, done, footprint)
