@@ -195,14 +195,14 @@ def test_wait_condition_count_growing_with_updates(heat_demo, stacks, stack_name
 
 
 def test_a_subnet_outside_loopback_is_refused(heat_demo, stacks, stack_name, lc):
-    """Nothing the cloud hands out may leave the machine: 10.x (DHCP off, so real Neutron
-    would take it) fails with a message saying so, on either tier."""
+    """Nothing the cloud hands out may leave the machine: a subnet outside 127.0.0.0/8 (DHCP
+    off, so Neutron would take it) fails with a message saying so, on either tier."""
     template = {"heat_template_version": "2021-04-16", "resources": {
         "net": {"type": "OS::Neutron::Net"},
         "subnet": {"type": "OS::Neutron::Subnet", "properties": {
-            "network": {"get_resource": "net"}, "cidr": "10.0.0.0/24", "enable_dhcp": False}}}}
+            "network": {"get_resource": "net"}, "cidr": "0.10.0.0/24", "enable_dhcp": False}}}}
     sid = heat_demo.stacks.create(stack_name=stack_name, template=template)["stack"]["id"]
     stacks.append(sid)
     stack, _ = lc.wait_stack(heat_demo, sid)
     assert stack.stack_status == "CREATE_FAILED"
-    assert "10.0.0.0/24 is outside 127.0.0.0/8" in stack.stack_status_reason
+    assert "0.10.0.0/24 is outside 127.0.0.0/8" in stack.stack_status_reason

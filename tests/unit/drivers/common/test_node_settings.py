@@ -220,7 +220,7 @@ _PROXY = st.one_of(st.none(), st.builds("http://{}:{}".format, _HOST, st.integer
                    st.builds("http://{}:{}@{}:3128".format, _regex(re.compile(r"[a-z]{1,8}")),
                              _regex(re.compile(r"[A-Za-z0-9%._~!*+,=-]{1,12}")), _HOST))
 _NO_PROXY = st.one_of(st.none(), st.lists(st.one_of(_HOST, _HOST.map("." .__add__),
-                                                    st.just("10.0.0.0/8")),
+                                                    st.just("127.16.0.0/12")),
                                           min_size=1, max_size=3).map(",".join))
 
 

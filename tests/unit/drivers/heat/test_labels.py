@@ -63,7 +63,7 @@ def test_defaults_are_of_the_kubernetes_1_31_era(name, minor):
     ("flannel_backend", "udp"), ("calico_ipv4pool_ipip", "sometimes"),
     ("octavia_lb_algorithm", "RANDOM"), ("selinux_mode", "strict"),
     ("cert_manager_api", "maybe"), ("etcd_volume_size", "-1"), ("etcd_volume_size", "big"),
-    ("flannel_network_cidr", "10.100.0.0/33"), ("master_lb_allowed_cidrs", "1.2.3.0/24,x"),
+    ("flannel_network_cidr", "127.100.0.0/33"), ("master_lb_allowed_cidrs", "127.2.3.0/24,x"),
     ("kube_tag", "latest"),
     # Releases the node scripts cannot run: v1 has other flags, pre-2.5 predates k8s 1.22.
     ("traefik_ingress_controller_tag", "v1.7.28"), ("traefik_ingress_controller_tag", "v2.4.0"),
@@ -78,7 +78,7 @@ def test_invalid_values_are_refused_with_a_400(name, value):
     ("ingress_controller", "Octavia"), ("ingress_controller", ""),
     ("auto_healing_controller", "magnum-auto-healer"), ("cgroup_driver", "CGROUPFS"),
     ("calico_ipv4pool_ipip", "CrossSubnet"), ("cert_manager_api", "True"),
-    ("etcd_volume_size", "10"), ("master_lb_allowed_cidrs", "1.2.3.0/24, 10.0.0.0/8"),
+    ("etcd_volume_size", "10"), ("master_lb_allowed_cidrs", "127.2.3.0/24, 127.64.0.0/10"),
     ("kube_tag", "v1.30.2-rancher1"), ("my_operator_label", "anything"),
     ("traefik_ingress_controller_tag", "v2.5.0"), ("traefik_ingress_controller_tag", "3.2.1"),
     ("boot_volume_size", ""),
