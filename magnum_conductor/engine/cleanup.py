@@ -92,13 +92,15 @@ def remove_certificates(context: RequestContext, cluster: Any) -> bool:
     """The row's bundles and any a killed run stored without saving them; True when
     nothing was left to the sweeper."""
     refs = {getattr(cluster, field, None) for field in cluster_certs.REF_FIELDS} - {None}
-    for entry in _journaled(cluster, "certificates"):
+    interrupted = _journaled(cluster, "certificates")
+    for entry in interrupted:
         refs |= set((entry.get("refs") or {}).values())
-    try:
-        refs |= set(cluster_certs.stored_by_name(cluster))
-    except Exception as exc:  # the store is down: what the row and the journal name remain
-        LOG.warning("Cluster %s: could not look up its certificate bundles by name: %s",
-                    cluster.uuid, exc)
+    if interrupted:  # a killed store may have left bundles its journal never named
+        try:
+            refs |= set(cluster_certs.stored_by_name(cluster))
+        except Exception as exc:  # the store is down: the row's and the journal's remain
+            LOG.warning("Cluster %s: could not look up its certificate bundles by name: %s",
+                        cluster.uuid, exc)
     left = sorted(refs)
 
     def attempt() -> bool:
