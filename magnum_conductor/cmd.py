@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from oslo_log import log as logging
 
 from magnum_common import config
@@ -13,7 +11,7 @@ LOG = logging.getLogger(__name__)
 
 
 def main(argv: list[str] | None = None) -> None:
-    config.prepare_service(sys.argv[1:] if argv is None else argv)
+    config.prepare_service(argv)
     manager = service.launch()
     LOG.info("magnum-conductor starting %d worker(s)", service.workers())
     manager.run()
