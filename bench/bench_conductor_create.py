@@ -73,7 +73,7 @@ class LocalCloudBench:
     def __init__(self, db: str) -> None:
         from localcloud.config import login
         from localcloud.layout import Layout
-        from localcloud.scenario import paths, services
+        from localcloud.scenario import life, paths, services
 
         self.paths, self.services = paths, services
         state = paths.cloud_state_dir()
@@ -90,7 +90,10 @@ class LocalCloudBench:
         self.heat_offset = self.heat_log.stat().st_size
         self.template = self._request("POST", "/v1/clustertemplates", {
             "name": f"bench-{uuid.uuid4().hex[:6]}", "coe": "kubernetes",
-            "image_id": "fedora-coreos-40", "external_network_id": "public",
+            "image_id": "fedora-coreos-40", "external_network_id": life.EXTERNAL_NETWORK,
+            # The cloud's own private network: its subnet is in 127.0.0.0/8, where the
+            # driver's default fixed_subnet_cidr (10.0.0.0/24) is refused by the local cloud.
+            "fixed_network": life.FIXED_NETWORK, "fixed_subnet": life.FIXED_SUBNET,
             "flavor_id": "m1.small", "master_flavor_id": "m1.medium",
             "keypair_id": "localcloud-demo", "network_driver": "flannel",
             "labels": {"kube_tag": "v1.31.4"}})[1]["uuid"]
@@ -105,7 +108,9 @@ class LocalCloudBench:
                      "OpenStack-API-Version": "container-infra latest"})
         with urllib.request.urlopen(request, timeout=60) as response:
             text = response.read()
-            return dict(response.headers), (json.loads(text) if text else {})
+            # Header names are case-insensitive; the request id's spelling varies by server.
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            return headers, (json.loads(text) if text else {})
 
     def create(self, name: str) -> tuple[str, str, float]:
         """(cluster uuid, request id, time of the 202)."""
@@ -114,7 +119,7 @@ class LocalCloudBench:
             "node_count": 1})
         accepted = time.time()
         self.created.append(body["uuid"])
-        return body["uuid"], headers["X-OpenStack-Request-Id"], accepted
+        return body["uuid"], headers["x-openstack-request-id"], accepted
 
     def heat_arrivals(self, request_ids: set[str], timeout: float = 120) -> dict[str, float]:
         """When heat-api started each stack create of ours, by Magnum request id."""
@@ -152,22 +157,32 @@ class LocalCloudBench:
         return found
 
     def close(self) -> None:
+        """Delete what the run made, as a user would: a cluster whose delete failed (Heat
+        fails a stack delete now and then under load) is deleted again. Cleanup problems
+        are printed, never raised: the figures are already measured."""
         try:
-            for ident in self.created:
-                try:
-                    self._request("DELETE", f"/v1/clusters/{ident}")
-                except urllib.error.HTTPError as exc:
-                    if exc.code != 404:
-                        print(f"delete {ident}: {exc}")
+            attempts: dict[str, int] = {}
+            pending = set(self.created)
             deadline = time.monotonic() + 900
             while time.monotonic() < deadline:
+                for ident in sorted(pending):
+                    try:
+                        self._request("DELETE", f"/v1/clusters/{ident}")
+                    except urllib.error.HTTPError as exc:
+                        if exc.code != 404:
+                            print(f"delete {ident}: {exc}")
+                    attempts[ident] = attempts.get(ident, 0) + 1
                 left = self._request("GET", "/v1/clusters?limit=1000")[1]["clusters"]
                 if not left:
                     break
+                pending = {c["uuid"] for c in left if c["status"] == "DELETE_FAILED"
+                           and attempts.get(c["uuid"], 0) < 3}
                 time.sleep(3)
             else:
                 print(f"clusters not deleted within 15 minutes: {len(left)}")
             self._request("DELETE", f"/v1/clustertemplates/{self.template}")
+        except (urllib.error.URLError, OSError) as exc:
+            print(f"cleanup: {exc}")
         finally:
             self.svc.stop()
             self.lock.release()

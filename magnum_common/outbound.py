@@ -13,6 +13,11 @@ timeout or a refused connection. Two readers use it:
 A thread that works for another (a pool storing certificate bundles in parallel) runs its
 function through ``for_caller``: its requests then count as the caller's too.
 
+Each request also carries the request id of the operation its thread works for
+(``act_for``) as ``X-OpenStack-Request-ID``: Keystone, Heat and Barbican log it as their
+global request id, so one cluster create can be followed from Magnum's access log to
+heat-api's log by one id.
+
 Keystone is recognised by URL (``name_endpoint``): every session also fetches tokens, and
 those requests go to Keystone whatever the session is for.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 import threading
 import time
 import urllib.parse
@@ -34,7 +40,12 @@ _calls: dict[int, Call] = {}
 #: helper thread -> the thread it works for
 _owners: dict[int, int] = {}
 _endpoints: dict[str, str] = {}
+#: thread -> the request id its outbound requests carry (see ``act_for``)
+_request_ids: dict[int, str] = {}
 _lock = threading.Lock()
+_REQUEST_ID = re.compile(r"req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+#: The header oslo.middleware's request_id filter takes as the global request id.
+REQUEST_ID_HEADER = "X-OpenStack-Request-ID"
 
 
 @dataclasses.dataclass
@@ -103,9 +114,12 @@ class TrackedSession(requests.Session):
         if isinstance(timeout, tuple):
             timeout = max(t for t in timeout if t is not None) if any(timeout) else None
         me = threading.get_ident()
+        owner = _owners.get(me, me)
+        request_id = _request_ids.get(owner)
+        if request_id and REQUEST_ID_HEADER not in request.headers:
+            request.headers[REQUEST_ID_HEADER] = request_id
         call = Call(service_of(url, self.service), request.method or "GET",
-                    url.split("?", 1)[0], time.monotonic(), owner=_owners.get(me, me),
-                    timeout=timeout)
+                    url.split("?", 1)[0], time.monotonic(), owner=owner, timeout=timeout)
         _calls[me] = call
         try:
             return super().send(request, **kwargs)
@@ -156,9 +170,22 @@ def unanswered(thread_ident: int | None = None) -> Call | None:
     return min(helpers, key=lambda c: c.started) if helpers else None
 
 
+def act_for(request_id: str | None) -> None:
+    """The calling thread's requests (and its helpers') carry ``request_id`` from now on
+    (None: no id). Only ids of oslo's ``req-<uuid>`` shape are sent: the services accept
+    nothing else as a global request id."""
+    ident = threading.get_ident()
+    if request_id and _REQUEST_ID.fullmatch(request_id):
+        _request_ids[ident] = request_id
+    else:
+        _request_ids.pop(ident, None)
+
+
 def forget(thread_ident: int | None = None) -> None:
-    """Drop what the thread and its helpers sent (a new operation starts on it)."""
+    """Drop what the thread and its helpers sent, and the request id it acted for (a new
+    operation starts on it)."""
     ident = threading.get_ident() if thread_ident is None else thread_ident
+    _request_ids.pop(ident, None)
     _calls.pop(ident, None)
     for thread, call in list(_calls.items()):
         if call.owner == ident:

@@ -340,10 +340,14 @@ encryption_key = {encryption_key()}
 
         engine = sa.create_engine(self.database_url())
         try:
+            # Built, not written as text: "binary" is a reserved word that each dialect
+            # quotes its own way (double quotes are a string literal on MariaDB).
+            service = sa.table("magnum_service", sa.column("host"), sa.column("binary"),
+                               sa.column("report_count"))
+            query = sa.select(service.c.host).where(
+                service.c.binary == "magnum-conductor", service.c.report_count > 0)
             with engine.connect() as conn:
-                rows = conn.execute(sa.text(
-                    "SELECT host FROM magnum_service WHERE \"binary\" = 'magnum-conductor' "
-                    "AND report_count > 0")).fetchall()
+                rows = conn.execute(query).fetchall()
         except sa.exc.DBAPIError:
             return []
         finally:

@@ -96,6 +96,7 @@ def execute(job: Job, op: Operation | None) -> Any:
     else:
         LOG.info("Resuming %s of cluster %s", name, job.uuid)
     outbound.forget()
+    outbound.act_for(getattr(job.context, "request_id", None))
     seconds = operation_timeout(name)
     job.lease.limit(seconds, lambda lease: overrun(job, op, seconds))
     try:
@@ -111,6 +112,8 @@ def execute(job: Job, op: Operation | None) -> Any:
         LOG.debug("%s of cluster %s failed", name, job.uuid, exc_info=True)
         fail(job, op, exc)
         raise
+    finally:
+        outbound.act_for(None)
     _handed_over(job, args.get("operation_id"))
     return result
 

@@ -16,7 +16,11 @@ from magnum_common import outbound
 
 
 class _Answer(http.server.BaseHTTPRequestHandler):
+    #: The X-OpenStack-Request-ID of each request received (None: not sent).
+    seen: list[str | None] = []
+
     def do_GET(self):
+        self.seen.append(self.headers.get(outbound.REQUEST_ID_HEADER))
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -100,3 +104,23 @@ def test_a_helper_thread_counts_as_its_caller(silent):
     assert call.owner == threading.get_ident()
     outbound.forget()
     assert outbound.unanswered() is None
+
+
+def test_requests_carry_the_operation_request_id_helpers_included(server):
+    """The id an operation acts for reaches the service (its global request id), from the
+    thread and from its helpers; other ids and a forgotten one are not sent."""
+    rid = "req-0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9"
+    _Answer.seen.clear()
+    session = outbound.tracked("Heat")
+    outbound.act_for(rid)
+    session.get(f"{server}/v1/stacks", timeout=5)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(outbound.for_caller(
+            lambda: session.get(f"{server}/v1/stacks", timeout=5))).result()
+        pool.submit(lambda: session.get(f"{server}/v1/stacks", timeout=5)).result()
+    outbound.act_for("req-1; DROP")
+    session.get(f"{server}/v1/stacks", timeout=5)
+    outbound.act_for(rid)
+    outbound.forget()
+    session.get(f"{server}/v1/stacks", timeout=5)
+    assert _Answer.seen == [rid, rid, None, None, None]
