@@ -28,8 +28,9 @@ print(json.dumps({
 """
 
 
-@pytest.fixture
-def generated(localcloud, tmp_path):
+@pytest.fixture(scope="module")
+def generated(localcloud, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("facades")
     code = PROBE.replace("sys.argv[1]", repr(str(tmp_path)))
     real = probe(localcloud, code, LOCALCLOUD / "heat")
     return tmp_path, real

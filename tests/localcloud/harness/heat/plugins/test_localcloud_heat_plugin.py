@@ -62,8 +62,9 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture
-def found(localcloud, tmp_path):
+@pytest.fixture(scope="module")
+def found(localcloud, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("heat-plugin")
     return probe(localcloud, PROBE, LOCALCLOUD / "heat" / "plugins", {
         "LOCALCLOUD_IPAM_FILE": str(tmp_path / "ipam.json"),
         "LOCALCLOUD_SERVERS_DIR": str(tmp_path / "servers"),
