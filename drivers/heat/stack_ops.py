@@ -62,11 +62,10 @@ def find_in_project(heat: Any, name: str, project_id: str) -> Any | None:
 
 def create(heat: Any, name: str, rendered: Rendered, parameters: dict[str, Any],
            timeout_mins: int | None) -> str:
-    """Create the stack unless one of that name exists; return its id either way."""
-    existing = find(heat, name)
-    if existing is not None:
-        LOG.info("Stack %s already exists (%s); not creating it again", name, existing.id)
-        return existing.id
+    """Create the stack unless one of that name exists; return its id either way. Heat
+    refuses a second stack of a name with 409, so the name is looked up only then: a
+    lookup before every create cost two requests (about 0.4 s on a real Heat) on the
+    path from the API's 202 to the stack create."""
     kwargs: dict[str, Any] = {
         "stack_name": name, "template": rendered.template, "files": dict(rendered.files),
         "parameters": parameters, "disable_rollback": True,
@@ -79,6 +78,7 @@ def create(heat: Any, name: str, rendered: Rendered, parameters: dict[str, Any],
         existing = find(heat, name)
         if existing is None:
             raise
+        LOG.info("Stack %s already exists (%s); not creating it again", name, existing.id)
         return existing.id
     return created["stack"]["id"]
 

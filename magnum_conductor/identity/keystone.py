@@ -111,11 +111,14 @@ def service_session(sess: ks_session.Session, service: str, timeout: float,
                     verify: bool | str | None = None,
                     cert: str | tuple[str, str] | None = None) -> ks_session.Session:
     """``sess``'s identity (same auth plugin, so the same cached token) for talking to
-    another service, with that service's own timeout; its requests name ``service``."""
+    another service, with that service's own timeout; its requests name ``service``. It
+    shares ``sess``'s version-discovery cache too: a client that negotiates its API version
+    (Barbican's) asks the service once per process, not once per client."""
     return ks_session.Session(auth=sess.auth,
                               verify=sess.verify if verify is None else verify,
                               cert=sess.cert if cert is None else cert, timeout=timeout,
-                              session=outbound.tracked(service))
+                              session=outbound.tracked(service),
+                              discovery_cache=getattr(sess, "_discovery_cache", None))
 
 
 def admin_session() -> ks_session.Session:
