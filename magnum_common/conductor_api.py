@@ -106,7 +106,7 @@ class ConductorAPI:
             except _Lost:
                 continue  # another request got there first: look again
             if call:
-                self._call_recorded(context, operation, cluster_uuid)
+                self._call_recorded(context, operation, cluster_uuid, record_uuid)
             else:
                 self._cast(context, operation, cluster_uuid=cluster_uuid)
             return record_uuid
@@ -211,16 +211,24 @@ class ConductorAPI:
             raise exception.NotSupported(
                 operation=f'{_VERBS[operation]} a cluster when status is "{cluster.status}"')
 
-    def _call_recorded(self, context: RequestContext, method: str, cluster_uuid: str) -> None:
+    def _call_recorded(self, context: RequestContext, method: str, cluster_uuid: str,
+                       record_uuid: str) -> None:
         """A call for a recorded operation: a conductor that cannot take the cluster now, or
-        no conductor at all, leaves it recorded, and the reconciler starts it later."""
+        no conductor at all, leaves it recorded, and the reconciler starts it later. A
+        conductor may also have run it to its end after the RPC timeout gave up waiting:
+        the record says which happened."""
         try:
             self._call(context, method, cluster_uuid=cluster_uuid)
         except exception.ClusterBusy:
             LOG.info("Cluster %s is busy; its %s stays recorded", cluster_uuid, method)
         except exception.ServiceUnavailable as exc:
-            LOG.warning("%s of cluster %s stays recorded for a reconciler: %s", method,
-                        cluster_uuid, exc)
+            state = operations.get_by_uuid(None, record_uuid).state
+            if state in states.OPERATION_OPEN:
+                LOG.warning("%s of cluster %s stays recorded (%s) for a reconciler: %s",
+                            method, cluster_uuid, state, exc)
+            else:
+                LOG.info("%s of cluster %s ended (%s) after the call stopped waiting: %s",
+                         method, cluster_uuid, state, exc)
 
     # --- casts (the row already records the operation) ------------------------------------
     def cluster_create(self, context: RequestContext, cluster_uuid: str) -> None:

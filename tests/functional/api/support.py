@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -190,6 +191,8 @@ class RpcRecorder:
         self.topic = topic
         self.calls: list[dict] = []
         self.fail: dict[str, exception.MagnumException] = {}
+        #: seconds to wait before answering a method (a conductor slower than the caller)
+        self.delay: dict[str, float] = {}
         self.clear_operations = True
         self._cond = threading.Condition()
         # A transport of its own: other test files of this worker clean the shared one up.
@@ -213,6 +216,7 @@ class RpcRecorder:
         with self._cond:
             self.calls.append(entry)
             self._cond.notify_all()
+        time.sleep(self.delay.pop(method, 0.0))
         if method in self.fail:
             raise self.fail.pop(method)
         return None
@@ -228,6 +232,7 @@ class RpcRecorder:
         with self._cond:
             self.calls.clear()
         self.fail.clear()
+        self.delay.clear()
         self.clear_operations = True
 
     def stop(self) -> None:

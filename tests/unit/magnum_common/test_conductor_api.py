@@ -4,6 +4,7 @@ behind an open operation, and a health report needs no conductor at all."""
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 import oslo_messaging
@@ -92,3 +93,23 @@ def test_a_health_report_is_applied_at_once(conductor):
         "HEALTHY", {"api": "ok"}, None)
     assert operations.get_by_uuid(None, record).state == states.OPERATION_SUCCEEDED
     assert conductor.calls == []
+
+
+@pytest.mark.parametrize("finished", [True, False], ids=["ended", "still-open"])
+def test_a_call_past_the_rpc_timeout_reports_what_the_record_says(conductor, caplog,
+                                                                  finished):
+    """An upgrade the conductor ran to its end after the API stopped waiting is not left to
+    a reconciler; one whose record is still open is."""
+    CONF.set_override("rpc_response_timeout", 1)
+    conductor.clear_operations = finished  # the conductor finishes the record, or not yet
+    conductor.delay["cluster_upgrade"] = 3.0
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    worker = nodegroups.get_in_cluster(None, cluster, "default-worker")
+    with caplog.at_level(logging.INFO, logger=conductor_api.__name__):
+        record = api.cluster_upgrade(ALICE, cluster, "template-uuid", 1, worker.uuid)
+    state = operations.get_by_uuid(None, record).state
+    assert state == (states.OPERATION_SUCCEEDED if finished else states.OPERATION_PENDING)
+    said = [r.getMessage() for r in caplog.records if r.name == conductor_api.__name__]
+    assert len(said) == 1 and f"({state})" in said[0], said
+    assert ("for a reconciler" in said[0]) is not finished
