@@ -129,7 +129,10 @@ class FullCloud(Cloud):
             "oslo_messaging_notifications": {"driver": "noop"},
             "scheduler": {"discover_hosts_in_cells_interval": 10, "workers": 1},
             "conductor": {"workers": 1},
-            "quota": {"instances": 100, "cores": 400, "ram": 819200},
+            # Each cluster has a server group per node group (Nova's default: 10 groups
+            # per project), and parallel test workers keep several clusters alive in demo.
+            "quota": {"instances": 100, "cores": 400, "ram": 819200,
+                      "server_groups": 100, "server_group_members": 100},
         })
         return d
 

@@ -124,25 +124,49 @@ class _Base:
         return self.demo.json("coe", "cluster", "show", cluster)
 
     def node_settings(self, cluster_uuid: str) -> list[dict[str, str]]:
-        """What each live server of the cluster boots with (its bootstrap settings), read
-        from its user data as the node simulator reads it: on the lite tier the file Heat's
-        server facade keeps (removed with the server), on the full tier from Nova as admin
-        (microversion 2.3)."""
+        """What each live server of the cluster's stack (its masters and default workers)
+        boots with (its bootstrap settings), read from its user data as the node simulator
+        reads it. Only the stack's own servers: the cloud's others belong to other runs and
+        may be deleted while they are read."""
         from localcloud.helpers import nodeboot
 
-        texts = []
-        if paths.cloud_tier() == "full":
-            for server in self.admin.json("server", "list", "--all-projects"):
-                shown = self.admin.json("--os-compute-api-version", "2.3", "server", "show",
-                                        server["ID"])
-                texts.append(base64.b64decode(
-                    shown.get("OS-EXT-SRV-ATTR:user_data") or "").decode(errors="replace"))
-        else:
-            servers = paths.cloud_state_dir() / "data" / "heat" / "servers"
-            texts = [path.read_text() for path in sorted(servers.glob("*.user_data"))]
+        cluster = self.show(cluster_uuid)
+        stack_id = cluster.get("cluster_id") or cluster.get("stack_id")
+        _check(bool(stack_id), f"cluster {cluster_uuid} has no stack: {cluster}")
+        texts = [text for server_id in self.stack_servers(stack_id)
+                 if (text := self.server_user_data(server_id)) is not None]
         nodes = [nodeboot.read_node("", text) for text in texts]
         return [node.env for node in nodes
                 if node is not None and node.env.get("CLUSTER_UUID") == cluster_uuid]
+
+    @staticmethod
+    def stack_servers(stack_id: str) -> list[str]:
+        """The ids of the stack's servers (its nested stacks' too), as admin."""
+        return [r.physical_resource_id
+                for r in leftovers._heat().resources.list(stack_id, nested_depth=3)
+                if r.resource_type == "OS::Nova::Server" and r.physical_resource_id]
+
+    @staticmethod
+    def server_user_data(server_id: str) -> str | None:
+        """A server's user data, or None once the server is gone: on the full tier Nova's
+        record as admin sees it (microversion 2.3), on the lite tier the file Heat's server
+        facade keeps (removed with the server)."""
+        if paths.cloud_tier() == "full":
+            answer = leftovers.admin_session().get(
+                f"/servers/{urllib.parse.quote(server_id)}", raise_exc=False,
+                endpoint_filter={"service_type": "compute", "interface": "public",
+                                 "region_name": "RegionOne"},
+                headers={"OpenStack-API-Version": "compute 2.3"})
+            if answer.status_code == 404:
+                return None
+            _check(answer.ok, f"GET server {server_id}: {answer.status_code} {answer.text}")
+            raw = answer.json()["server"].get("OS-EXT-SRV-ATTR:user_data")
+            return base64.b64decode(raw).decode(errors="replace") if raw else None
+        path = paths.cloud_state_dir() / "data" / "heat" / "servers" / f"{server_id}.user_data"
+        try:
+            return path.read_text()
+        except FileNotFoundError:
+            return None
 
     # --- templates -------------------------------------------------------------------
     def create_template(self, name: str, image: str = IMAGE, kube_tag: str = KUBE_TAG,

@@ -21,8 +21,8 @@ import pytest
 import yaml
 
 from localcloud.scenario import paths
-from localcloud.scenario.coe import ADMIN, DEMO, Openstack
-from localcloud.scenario.life import ClusterLife, Deadlines, StepFailed
+from localcloud.scenario.coe import ADMIN, DEMO, CliError, Openstack
+from localcloud.scenario.life import KEYPAIR, ClusterLife, Deadlines, StepFailed
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,17 @@ def creator(tmp_path):
     config.write_text(yaml.safe_dump(clouds))
     cli = Openstack("leaver")
     cli.env["OS_CLIENT_CONFIG_FILE"] = str(config)
+    if paths.cloud_tier() == "full":
+        # Nova's keypairs are per user: the template's keypair must be the creator's own
+        # (the lite tier's server facade does not look keypairs up).
+        cli.run("keypair", "create", "--public-key",
+                str(paths.cloud_state_dir() / "demo-key.pub"), KEYPAIR)
     yield name, cli
+    if paths.cloud_tier() == "full":
+        try:
+            cli.run("keypair", "delete", KEYPAIR)
+        except CliError:  # removed by the test, before the creator left
+            pass
     try:
         admin.run("user", "delete", name)
     except Exception:  # already gone: the test deleted it
@@ -110,6 +120,10 @@ class RotationLife(ClusterLife):
         self._nodes_hold(*self.old)
 
     def creator_leaves(self) -> None:
+        if paths.cloud_tier() == "full":
+            # Nova keeps a deleted user's keypairs: the creator removes theirs before leaving
+            # (the rotation's new servers are demo's, with demo's keypair of the same name).
+            self.run("keypair", "delete", KEYPAIR)
         self.run("user", "delete", self.creator_name, user=self.admin)
         self.demo = self.member  # demo, another member of the project, carries on
 

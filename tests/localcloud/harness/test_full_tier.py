@@ -19,6 +19,9 @@ def test_seed_data(admin_session, demo_session):
     assert "m1.medium" in flavors
     demo_nova = nova_client.Client("2.1", session=demo_session, region_name="RegionOne")
     assert "localcloud-demo" in [k.name for k in demo_nova.keypairs.list()]
+    # a server group per node group: parallel test workers' clusters in demo fit at once
+    quota = nova.quotas.get(demo_session.get_project_id())
+    assert quota.server_groups >= 100 and quota.server_group_members >= 100
     neutron = neutron_client.Client(session=admin_session, region_name="RegionOne")
     public = neutron.list_networks(name="public")["networks"]
     assert public and public[0]["router:external"] is True
