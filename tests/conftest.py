@@ -8,6 +8,7 @@ xdist worker) and emptied between tests.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 
@@ -35,13 +36,36 @@ def _config():
 
 @pytest.fixture(autouse=True)
 def _reset_overrides():
-    """Undo a test's overrides; re-parse so CONF stays initialised for the next test."""
+    """Undo a test's overrides and the auth plugin options it registered; re-parse so CONF
+    stays initialised for the next test."""
     yield
     CONF.reset()
-    try:
-        magnum_config.parse_args([], default_config_files=[])
-    except cfg.RequiredOptError:
-        pass  # a test registered auth-plugin options; CONF is parsed all the same
+    _forget_required_auth_options()
+    magnum_config.parse_args([], default_config_files=[])
+
+
+@functools.cache
+def _required_auth_plugin_options() -> tuple[cfg.Opt, ...]:
+    from keystoneauth1 import loading
+
+    found = {}
+    for name in loading.get_available_plugin_names():
+        for opt in loading.get_auth_plugin_conf_options(name):
+            if opt.required:
+                found.setdefault(opt.dest, opt)
+    return tuple(found.values())
+
+
+def _forget_required_auth_options() -> None:
+    """keystoneauth registers a plugin's options on the global CONF where a test loads the
+    plugin (an auth group: one with ``auth_type``), some of them required (the password
+    plugin's auth_url). Left there, every later parse of a configuration without them fails:
+    the next test would depend on which ran before it. CONF must be reset first."""
+    for group in list(CONF):
+        if isinstance(CONF[group], cfg.ConfigOpts.GroupAttr) and \
+                "auth_type" in CONF[group].keys():
+            for opt in _required_auth_plugin_options():
+                CONF.unregister_opt(opt, group)
 
 
 def _use(url: str) -> None:

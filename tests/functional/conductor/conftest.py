@@ -35,13 +35,14 @@ def conductor_options(standin, monkeypatch):
     (other suites in the same worker need them).
     """
     from magnum_common.drivers import registry
+    from magnum_conductor.identity import keystone
 
     values = support.options(standin.url, f"magnum-conductor-test-{uuid.uuid4().hex[:8]}")
     support.apply_options(values)
     driver = standin_driver.StandinDriver()
     monkeypatch.setattr(registry, "_extensions", lambda: {driver.name: driver})
     yield values
-    support.forget_required_auth_options()
+    keystone.reset_cache()  # its sessions were built from this test's options
 
 
 @pytest.fixture

@@ -109,20 +109,6 @@ def apply_options(values: dict[str, dict[str, Any]]) -> None:
             CONF.set_override(name, value, None if group == "DEFAULT" else group)
 
 
-def forget_required_auth_options() -> None:
-    """Unregister ``[keystone_auth] auth_url`` (required by the password plugin) so the
-    harness's re-parse of an empty configuration after the test does not fail on it."""
-    from keystoneauth1 import loading as ks_loading
-
-    from magnum_conductor.identity import keystone
-
-    keystone.reset_cache()
-    CONF.reset()
-    for opt in ks_loading.get_auth_plugin_conf_options("password"):
-        if opt.required:
-            CONF.unregister_opt(opt, "keystone_auth")
-
-
 def write_config(path: pathlib.Path, db_url: str, values: dict[str, dict[str, Any]],
                  host: str,
                  transport_url: str = "rabbit://guest:guest@127.0.0.1:5672/") -> pathlib.Path:
