@@ -80,7 +80,10 @@ glance_call() {
     token=$(trustee_token) || return 1
     [[ -n "$token" ]] || return 1
     # shellcheck disable=SC2046
-    curl --silent --show-error --fail $(curl_ca_args) -H "X-Auth-Token: $token" "$@"
+    curl --silent --show-error --fail $(curl_ca_args) -H "X-Auth-Token: $token" "$@" || {
+        forget_trustee_token
+        return 1
+    }
 }
 
 # ecdh_pass <private key PEM> <peer public key DER> <pass file>: the shared secret in hex.

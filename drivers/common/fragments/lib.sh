@@ -118,8 +118,54 @@ image() {
     echo "${CONTAINER_INFRA_PREFIX:-$default_prefix}${name}:${tag}"
 }
 
-# A Keystone token scoped to the cluster's trust, as the cluster's trustee.
+#: Where trustee_token keeps its token between runs (tmpfs, root only, like the password it
+#: is made from in bootstrap.env): the hand-over timer runs every 15 s and would otherwise
+#: log in to Keystone each time.
+TRUSTEE_TOKEN_CACHE=${TRUSTEE_TOKEN_CACHE:-/run/magnum/trustee-token}
+#: A kept token is used until this many seconds before it expires.
+readonly TRUSTEE_TOKEN_MARGIN=300
+
+# trustee_token: a Keystone token scoped to the cluster's trust, as the cluster's trustee;
+# the kept one while it is for this trust and not about to expire.
 trustee_token() {
+    local trust expires token work
+    if [[ -s "$TRUSTEE_TOKEN_CACHE" ]] && read -r trust expires token < "$TRUSTEE_TOKEN_CACHE" &&
+        [[ "$trust" == "$TRUST_ID" && "$expires" =~ ^[0-9]+$ && -n "$token" ]] &&
+        (( $(date +%s) < expires - TRUSTEE_TOKEN_MARGIN )); then
+        echo "$token"
+        return 0
+    fi
+    work=$(mktemp -d)
+    if ! new_trustee_token "$work"; then
+        rm -rf "$work"
+        return 1
+    fi
+    token=$(awk 'tolower($1) == "x-subject-token:" {print $2}' "$work/headers" | tr -d '\r')
+    expires=$(jq -r '.token.expires_at // empty' "$work/body")
+    rm -rf "$work"
+    [[ -n "$token" ]] || return 1
+    if [[ -n "$expires" ]] && expires=$(date -u -d "$expires" +%s 2>/dev/null); then
+        keep_trustee_token "$expires" "$token" || true  # not kept: the next run logs in
+    fi
+    echo "$token"
+}
+
+# keep_trustee_token <expiry (epoch seconds)> <token>: written whole or not at all.
+keep_trustee_token() {
+    local tmp
+    (umask 077 && mkdir -p "$(dirname "$TRUSTEE_TOKEN_CACHE")") || return 1
+    tmp=$(mktemp "$TRUSTEE_TOKEN_CACHE.XXXXXX") || return 1
+    if printf '%s %s %s\n' "$TRUST_ID" "$1" "$2" > "$tmp" && mv "$tmp" "$TRUSTEE_TOKEN_CACHE"
+    then
+        return 0
+    fi
+    rm -f "$tmp"
+    return 1
+}
+
+# new_trustee_token <dir>: log in as the trustee with the trust; Keystone's answer in
+# <dir>/headers and <dir>/body.
+new_trustee_token() {
     local body
     body=$(jq -cn --arg id "$TRUSTEE_USER_ID" --arg password "$TRUSTEE_PASSWORD" \
         --arg trust "$TRUST_ID" '{auth: {identity: {methods: ["password"],
@@ -127,9 +173,13 @@ trustee_token() {
             scope: {"OS-TRUST:trust": {id: $trust}}}}')
     # shellcheck disable=SC2046
     curl --silent --show-error --fail $(curl_ca_args) -X POST \
-        -H "Content-Type: application/json" -d "$body" -D - -o /dev/null \
-        "$AUTH_URL/auth/tokens" | awk 'tolower($1) == "x-subject-token:" {print $2}' | tr -d '\r'
+        -H "Content-Type: application/json" -d "$body" -D "$1/headers" -o "$1/body" \
+        "$AUTH_URL/auth/tokens"
 }
+
+# forget_trustee_token: a call with the kept token failed (revoked, the trust replaced):
+# the next one logs in again.
+forget_trustee_token() { rm -f "$TRUSTEE_TOKEN_CACHE"; }
 
 # magnum_auth: the header that authenticates this node to Magnum's certificate routes: the
 # trustee's token when the node holds the trust, else the cluster's node token.
@@ -150,7 +200,10 @@ magnum_ca() {
     # shellcheck disable=SC2046
     curl --silent --show-error --fail $(curl_ca_args) -H "$auth" \
         -H "OpenStack-API-Version: container-infra latest" \
-        "$MAGNUM_URL/certificates/$CLUSTER_UUID" | jq -r .pem > "$1"
+        "$MAGNUM_URL/certificates/$CLUSTER_UUID" | jq -r .pem > "$1" || {
+        forget_trustee_token
+        return 1
+    }
 }
 
 # sign_csr <csr file> <certificate file>: have Magnum sign a CSR with the cluster CA.
@@ -161,7 +214,10 @@ sign_csr() {
     # shellcheck disable=SC2046
     curl --silent --show-error --fail $(curl_ca_args) -X POST -H "$auth" \
         -H "Content-Type: application/json" -H "OpenStack-API-Version: container-infra latest" \
-        -d "$body" "$MAGNUM_URL/certificates" | jq -r .pem > "$2"
+        -d "$body" "$MAGNUM_URL/certificates" | jq -r .pem > "$2" || {
+        forget_trustee_token
+        return 1
+    }
 }
 
 # issue_cert <name> <CN> <O> [SANs]: a 4096-bit key and a Magnum-signed certificate.
