@@ -392,9 +392,16 @@ def test_complete_is_never_written_without_the_outputs(conductor_options, db, st
     """A finished stack whose outputs can't be read (Heat restarting) keeps the cluster in
     progress until a later round reads them; it never turns *_COMPLETE with stale data."""
     _, cluster, executor = _created_by_h1(standin, create_seconds=0.2)
-    assert clusters.get_by_uuid(None, cluster.uuid).stack_id
-    # Past the settling time after the operation was sent (the stack is done after 0.2 s).
-    time.sleep(status_sync.SETTLE_SECONDS + 0.5)
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert row.stack_id
+    # The sync reads a cluster once its operation's settling time is over (counted from the
+    # record) and its stack is done; h1 owns it while h1 is alive (a live process beats every
+    # report_interval; the create may have taken longer than service_down_time).
+    settled = row.operation_at + datetime.timedelta(seconds=status_sync.SETTLE_SECONDS)
+    support.wait_for(lambda: db_api.now() > settled and [
+        s["stack_status"] for s in standin.state()["stacks"] if s["id"] == row.stack_id
+    ] == ["CREATE_COMPLETE"], what="the operation settled and its stack created")
+    _heartbeat("h1:0:x")
     sync = StatusSync(executor)
     # The list call answers; every later call (the outputs read, all its retries) gets 503.
     standin.control(fail_5xx=50, fail_5xx_after=1)
@@ -403,6 +410,7 @@ def test_complete_is_never_written_without_the_outputs(conductor_options, db, st
     row = clusters.get_by_uuid(None, cluster.uuid)
     assert (row.status, row.api_address) == (states.CREATE_IN_PROGRESS, None)
     standin.control(fail_5xx=0, fail_5xx_after=0)
+    _heartbeat("h1:0:x")
     sync.run_once()
     row = clusters.get_by_uuid(None, cluster.uuid)
     assert row.status == states.CREATE_COMPLETE and row.api_address
