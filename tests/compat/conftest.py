@@ -90,7 +90,8 @@ workers = 1
                 raise RuntimeError((workdir / "api.log").read_text()) from None
             time.sleep(0.2)
     env = {"db_url": db_url, "topic": topic, "url": url, "cloud": cloud,
-           "recorder": recorder, "workdir": workdir}
+           "recorder": recorder, "workdir": workdir,
+           "configure": lambda: _configure(db_url, topic)}
     yield env
     proc.terminate()
     proc.wait(timeout=30)
@@ -103,5 +104,5 @@ workers = 1
 @pytest.fixture(autouse=True)
 def _compat_config(compat_env):
     """The shared conftest resets CONF after every test; the recorder needs it."""
-    _configure(compat_env["db_url"], compat_env["topic"])
+    compat_env["configure"]()
     yield

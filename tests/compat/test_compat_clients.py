@@ -54,13 +54,29 @@ def settle(uuid: str, status: str = states.CREATE_COMPLETE) -> None:
                                  "stack_id": "stack-1"})
 
 
+def accepted(out) -> str:
+    """The UUID a create's "Request to create cluster <uuid> accepted" names."""
+    assert "Request to create cluster" in out.stdout and "accepted" in out.stdout
+    return out.stdout.split("cluster ")[1].split(" ")[0]
+
+
 @pytest.fixture(scope="module")
 def flow(compat_env):
-    """Objects created by earlier steps, shared by the ordered steps below."""
-    return {}
+    """A template and a settled cluster made for the tests below, once per worker: every
+    test works on them or on objects of its own, so it passes whichever of the others ran
+    before it on its worker (xdist may split the module anywhere)."""
+    compat_env["configure"]()  # set up before the autouse fixture configures the test
+    template = coe(compat_env, "cluster", "template", "create", "shared", "--coe",
+                   "kubernetes", "--image", support.IMAGE_ID, "--external-network", "public",
+                   "--flavor", "m1.small", "--master-flavor", "m1.medium", "--keypair", "kp",
+                   "--labels", "kube_tag=v1.30.4,x=y")
+    cluster = accepted(coe(compat_env, "cluster", "create", "c1", "--cluster-template",
+                           "shared", "--node-count", "2", fmt=False))
+    settle(cluster)
+    return {"template": template["uuid"], "cluster": cluster}
 
 
-def test_template_commands(compat_env, flow):
+def test_template_commands(compat_env):
     created = coe(compat_env, "cluster", "template", "create", "k8s", "--coe", "kubernetes",
                   "--image", support.IMAGE_ID, "--external-network", "public",
                   "--flavor", "m1.small", "--master-flavor", "m1.medium", "--keypair", "kp",
@@ -70,9 +86,9 @@ def test_template_commands(compat_env, flow):
     assert created["dns_nameserver"] == "8.8.8.8"
     assert created["cluster_distro"] == "fedora-coreos"
     assert created["driver"] == "k8s_fedora_coreos_v1"
-    flow["template"] = created["uuid"]
-    listed = coe(compat_env, "cluster", "template", "list", "--limit", "5")
-    assert [t["uuid"] for t in listed] == [created["uuid"]]
+    assert len(coe(compat_env, "cluster", "template", "list", "--limit", "1")) == 1
+    listed = coe(compat_env, "cluster", "template", "list")
+    assert created["uuid"] in [t["uuid"] for t in listed]
     shown = coe(compat_env, "cluster", "template", "show", "k8s")
     assert shown["uuid"] == created["uuid"]
     updated = coe(compat_env, "cluster", "template", "update", "k8s",
@@ -88,26 +104,25 @@ def test_template_commands(compat_env, flow):
 
 
 def test_cluster_commands(compat_env, flow):
-    out = coe(compat_env, "cluster", "create", "c1", "--cluster-template", "k8s",
-              "--node-count", "2", "--labels", "x=z", "--merge-labels", fmt=False)
-    assert "Request to create cluster" in out.stdout and "accepted" in out.stdout
-    uuid = out.stdout.split("cluster ")[1].split(" ")[0]
-    flow["cluster"] = uuid
+    uuid = accepted(coe(compat_env, "cluster", "create", "c2", "--cluster-template",
+                        "shared", "--node-count", "2", "--labels", "x=z", "--merge-labels",
+                        fmt=False))
     settle(uuid)
-    listed = coe(compat_env, "cluster", "list")
-    assert listed[0]["uuid"] == uuid and listed[0]["node_count"] == 2
-    shown = coe(compat_env, "cluster", "show", "c1")
+    listed = {c["uuid"]: c for c in coe(compat_env, "cluster", "list")}
+    assert listed[uuid]["node_count"] == 2
+    shown = coe(compat_env, "cluster", "show", "c2")
     assert shown["cluster_id"] == "stack-1" and shown["labels"]["x"] == "z"
     assert shown["labels_overridden"] == {"x": "y"}
-    coe(compat_env, "cluster", "update", "c1", "--node-count", "3", fmt=False)
+    coe(compat_env, "cluster", "update", "c2", "--node-count", "3", fmt=False)
     settle(uuid, states.UPDATE_COMPLETE)
-    refused = coe(compat_env, "cluster", "update", "c1", "--name", "x", fmt=False,
+    refused = coe(compat_env, "cluster", "update", "c2", "--name", "x", fmt=False,
                   check=False)
     assert "cannot change cluster property(ies) name" in refused.stderr
-    out = coe(compat_env, "cluster", "resize", "c1", "4", fmt=False)
+    out = coe(compat_env, "cluster", "resize", "c2", "4", fmt=False)
     assert out.returncode == 0
     settle(uuid, states.UPDATE_COMPLETE)
-    coe(compat_env, "cluster", "upgrade", "c1", "k8s", "--max-batch-size", "1", fmt=False)
+    coe(compat_env, "cluster", "upgrade", "c2", "shared", "--max-batch-size", "1",
+        fmt=False)
     settle(uuid, states.UPDATE_COMPLETE)
     methods = [c["method"] for c in compat_env["recorder"].calls]
     for method in ("cluster_create", "cluster_update", "cluster_resize", "cluster_upgrade"):
@@ -153,13 +168,14 @@ def test_ca_credential_and_config_commands(compat_env, flow, tmp_path):
     settle(cluster, states.UPDATE_COMPLETE)
     out = coe(compat_env, "credential", "rotate", "c1", fmt=False)
     assert out.returncode == 0
+    settle(cluster, states.UPDATE_COMPLETE)
     out = coe(compat_env, "cluster", "config", "c1", "--dir", str(tmp_path), fmt=False)
     assert "export KUBECONFIG=" in out.stdout
     kubeconfig = (tmp_path / "config").read_text()
     assert "server: https://127.0.0.5:6443" in kubeconfig
 
 
-def test_quota_stats_service_commands(compat_env, flow):
+def test_quota_stats_service_commands(compat_env):
     def run(*args):
         return coe(compat_env, *args, fmt=False).stdout
 
@@ -182,11 +198,14 @@ def test_library_client_and_delete(compat_env, flow):
     """The library as Horizon / scripts use it: no microversion header (1.1 semantics)."""
     lib = magnum_client.Client("1", endpoint_override=compat_env["url"] + "/v1",
                                auth_token="noauth")
-    detail = lib.clusters.list(detail=True)
-    assert detail[0].uuid == flow["cluster"] and detail[0].stack_id == "stack-1"
-    assert [t.uuid for t in lib.cluster_templates.list()] == [flow["template"]]
+    detail = {c.uuid: c for c in lib.clusters.list(detail=True)}
+    assert detail[flow["cluster"]].stack_id == "stack-1"
+    assert flow["template"] in [t.uuid for t in lib.cluster_templates.list()]
     assert lib.certificates.get(cluster_uuid=flow["cluster"]).pem == support.CA_PEM
-    out = coe(compat_env, "cluster", "delete", "c1", fmt=False)
+    doomed = accepted(coe(compat_env, "cluster", "create", "c3", "--cluster-template",
+                          "shared", fmt=False))
+    settle(doomed)
+    out = coe(compat_env, "cluster", "delete", "c3", fmt=False)
     assert out.returncode == 0
     deadline = time.monotonic() + 15
     while not any(c["method"] == "cluster_delete" for c in compat_env["recorder"].calls):
