@@ -49,11 +49,19 @@ def test_a_command_that_must_be_refused_fails_the_step_when_it_succeeds(flow):
         flow.refused("--version")
 
 
-def test_the_nodes_settings_come_from_the_user_data_the_lite_tier_keeps(flow, tmp_path):
+def test_the_nodes_settings_come_from_the_user_data_the_lite_tier_keeps(flow, tmp_path,
+                                                                       monkeypatch):
+    """Only the servers of the cluster's own stack are read (Magnum's API and Heat stand in
+    here: the cluster's stack and its server ids); a server gone meanwhile is skipped."""
     servers = tmp_path / "state" / "data" / "heat" / "servers"
     servers.mkdir(parents=True)
     (servers / "s1.user_data").write_text(_user_data("k8s_fedora_coreos_v1", "master"))
     (servers / "s2.user_data").write_text("#cloud-config\nwrite_files: []\n")
+    (servers / "other.user_data").write_text(_user_data("k8s_fedora_coreos_v1", "worker"))
+    monkeypatch.setattr(flow, "show", lambda ident: {"uuid": ident, "cluster_id": "stack-1"})
+    monkeypatch.setattr(flow, "stack_servers", lambda stack_id: {
+        "stack-1": ["s1", "s2", "gone"]}[stack_id])
+    assert life.ClusterLife.server_user_data("gone") is None
     (settings,) = flow.node_settings(ENV["CLUSTER_UUID"])
     assert (settings["NODE_NAME"], settings["NODE_IP"]) == ("c-master-0", "127.10.0.7")
     assert flow.node_settings("another-cluster") == []
