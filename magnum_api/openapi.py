@@ -233,7 +233,9 @@ def build() -> dict[str, Any]:
                 "OpenStack Magnum's REST API v1 (microversions "
                 f"{microversion.MIN_VERSION} to {microversion.MAX_VERSION}). Generated from "
                 "the schemas the API validates requests with. Strings never contain NUL or "
-                "lone surrogates; request bodies are JSON in UTF-8, at most [api] "
+                "lone surrogates; an integer is written without a fraction or exponent (2, "
+                "not 2.0, which JSON Schema counts as an integer too); request bodies are "
+                "JSON in UTF-8, at most [api] "
                 "max_request_body_size bytes, nested at most "
                 f"{base.MAX_DEPTH} levels; node counts are at most [api] max_node_count "
                 f"({types.max_node_count()} here)."),

@@ -1,7 +1,7 @@
 """Schemathesis against the running API (gunicorn, MariaDB, RabbitMQ): every operation of
 the OpenAPI document the API serves, with valid and invalid data, then stateful runs that
-follow the document's links (templates -> clusters -> node groups, certificates,
-federations, quotas).
+follow the document's links (templates -> clusters -> node groups and the cluster actions,
+certificates, credentials, federations, quotas) and really create what they link.
 
 Asserted for every answer: no 5xx; status code, content type, headers and body as the
 document says; invalid data refused; and a rejected request (4xx) changed no row of any
@@ -34,8 +34,19 @@ SCHEMATHESIS = pathlib.Path(sys.executable).parent / "schemathesis"
 TRANSPORT = "rabbit://guest:guest@127.0.0.1:5672/"
 PROJECT = "project-fuzz"
 IDENTITY = {"X-User-Id": "fuzzer", "X-Project-Id": PROJECT, "X-Roles": "admin,member,reader"}
-#: Examples per operation and phase; stateful scenarios.
+#: Examples per operation and phase.
 MAX_EXAMPLES = int(os.environ.get("MAGNUM_FUZZ_EXAMPLES", 5))
+#: Stateful scenarios (noauth; the Keystone run a third) and the steps of each.
+SCENARIOS = int(os.environ.get("MAGNUM_FUZZ_SCENARIOS", 45))
+STEPS = 20
+#: Operations whose acceptance the stateful noauth run must reach: the chain of creates...
+CHAIN = {"POST /v1/clustertemplates", "POST /v1/clusters",
+         "POST /v1/clusters/{cluster_ident}/nodegroups"}
+#: ...and at least one of the cluster's actions.
+ACTIONS = {"POST /v1/clusters/{cluster_ident}/actions/resize",
+           "POST /v1/clusters/{cluster_ident}/actions/upgrade",
+           "PATCH /v1/certificates/{cluster_ident}", "PATCH /v1/credentials/{cluster_ident}",
+           "PATCH /v1/clusters/{cluster_ident}/nodegroups/{ident}"}
 #: Checks that do not apply: an operation answering 2xx to every valid input cannot hold
 #: for ids that name nothing; noauth has no authentication to ignore.
 EXCLUDED_CHECKS = ("positive_data_acceptance", "ignored_auth")
@@ -87,15 +98,37 @@ def _without_security(document: dict) -> None:
             spec["responses"].pop("401", None)
 
 
+def _settings(tmp: pathlib.Path, scenarios: int) -> pathlib.Path:
+    """schemathesis.toml of a run: the stateful phase's size; only the links the document
+    declares (none inferred); and no ``use_after_free`` on a quota's GET, which answers the
+    default limit when the project has no quota row (the contract: a deleted quota is the
+    default again)."""
+    path = tmp / "schemathesis.toml"
+    path.write_text(f"""
+[phases.stateful]
+max-steps = {STEPS}
+[phases.stateful.generation]
+max-examples = {scenarios}
+[phases.stateful.inference]
+algorithms = []
+[[operations]]
+include-operation-id = "get_v1_quotas_project_id_resource"
+checks.use_after_free.enabled = false
+""")
+    return path
+
+
 def _run(tmp: pathlib.Path, url: str, cloud: support.StubCloud, headers: dict[str, str],
          auth: str = "noauth", extra: str = "", options: tuple[str, ...] = (),
-         probe: Callable[[str, dict], None] | None = None
+         probe: Callable[[str, dict], None] | None = None, scenarios: int = SCENARIOS
          ) -> tuple[subprocess.CompletedProcess, dict, dict]:
     """Schemathesis against a magnum-api started for it; (its result, the hooks' stats,
-    the document as tested). ``probe(base_url, document)`` runs on the same API after."""
+    the document as tested). ``probe(base_url, document)`` runs on the same API after.
+    The project may have as many clusters as the run creates (the quota's default)."""
     topic = f"magnum-fuzz-{uuid.uuid4().hex[:12]}"
     overrides = "".join(f"{k} = {v}\n" for k, v in cloud.overrides().items())
-    config = f"{overrides}\n[conductor]\ntopic = {topic}\n{extra}"
+    config = (f"{overrides}\n[conductor]\ntopic = {topic}\n"
+              f"[quotas]\nmax_clusters_per_project = 100000\n{extra}")
     stats = tmp / f"stats-{topic}.json"
     with magnum_api(tmp, url, extra=config, auth=auth) as (base, log):
         env = {**os.environ, "MAGNUM_FUZZ_DB": url, "MAGNUM_FUZZ_TOPIC": topic,
@@ -107,7 +140,8 @@ def _run(tmp: pathlib.Path, url: str, cloud: support.StubCloud, headers: dict[st
             _without_security(document)
         schema = tmp / f"openapi-{topic}.json"
         schema.write_text(json.dumps(document))
-        command = [str(SCHEMATHESIS), "run", str(schema), "--url", base, "--workers", "1",
+        command = [str(SCHEMATHESIS), "--config-file", str(_settings(tmp, scenarios)),
+                   "run", str(schema), "--url", base, "--workers", "1",
                    "--max-examples", str(MAX_EXAMPLES), "--seed", "13",
                    "--exclude-checks", ",".join(
                        EXCLUDED_CHECKS if auth == "noauth" else EXCLUDED_CHECKS[:1]),
@@ -145,6 +179,17 @@ def test_schemathesis_noauth(mariadb, tmp_path):
     created = {op.rsplit(" ", 1)[0] for op, n in operations.items()
                if op.startswith("POST") and op.split()[-1] in ("201", "202")}
     assert {"POST /v1/clustertemplates", "POST /v1/quotas"} <= created, operations
+    # The stateful phase followed the links to the end: templates, clusters on them, node
+    # groups in those, and an action of a cluster were accepted (and every refusal on the
+    # way was compared with the snapshot).
+    accepted = _accepted(stats["stateful"])
+    assert CHAIN <= accepted and accepted & ACTIONS, stats["stateful"]
+    assert sum(n for op, n in stats["stateful"].items() if op.endswith(" 400")) > 0
+
+
+def _accepted(operations: dict[str, int]) -> set[str]:
+    """``METHOD path`` of the operations that answered 2xx at least once."""
+    return {op.rsplit(" ", 1)[0] for op in operations if op.split()[-1].startswith("2")}
 
 
 def _localcloud() -> pathlib.Path:
@@ -201,10 +246,13 @@ def test_schemathesis_keystone(mariadb, tmp_path):
     try:
         result, stats, document = _run(
             tmp_path, mariadb, cloud, {"X-Auth-Token": token}, auth="keystone",
-            extra=authtoken, options=_phases("fuzzing", "stateful"), probe=_refused_unless_token)
+            extra=authtoken, options=_phases("fuzzing", "stateful"), probe=_refused_unless_token,
+            scenarios=SCENARIOS // 3)
     finally:
         cloud.stop()
     (tmp_path / "report.txt").write_text(result.stdout + result.stderr)
     assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
     assert not stats["late_casts"], stats["late_casts"]
     assert stats["requests"] > 150, stats["statuses"]
+    assert {"POST /v1/clusters", "POST /v1/clusters/{cluster_ident}/nodegroups"} <= \
+        _accepted(stats["stateful"]), stats["stateful"]
