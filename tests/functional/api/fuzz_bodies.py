@@ -26,6 +26,8 @@ from magnum_common import exception, grammar
 #: Where a discovery URL the grammar refuses is kept, percent-encoded, as the path.
 DISCOVERY = "http://127.0.0.1:2379/"
 _MAX_URL = 255
+#: The least cluster quota a positive stateful case sets (``_quota``).
+QUOTA_FLOOR = 10000
 _UNSENDABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
@@ -119,6 +121,14 @@ def _nodegroup(body: dict[str, Any], headers: MutableMapping[str, Any]) -> None:
         body["max_node_count"] = count
 
 
+def _quota(body: dict[str, Any], headers: MutableMapping[str, Any]) -> None:
+    """A quota the run sets (on its own project too: schemathesis reuses the project ids it
+    saw) leaves room for the clusters the run creates."""
+    limit = _integer(body.get("hard_limit"))
+    if limit is None or limit < QUOTA_FLOOR:  # absent is 1
+        body["hard_limit"] = QUOTA_FLOOR
+
+
 def _resize(body: dict[str, Any], headers: MutableMapping[str, Any]) -> None:
     _counts(body, _version(headers))
 
@@ -133,6 +143,8 @@ REPAIRS: dict[tuple[str, str], Callable[[dict[str, Any], MutableMapping[str, Any
     ("POST", "/v1/clusters/{cluster_ident}/nodegroups"): _nodegroup,
     ("POST", "/v1/clusters/{cluster_ident}/actions/resize"): _resize,
     ("POST", "/v1/clusters/{cluster_ident}/actions/upgrade"): _upgrade,
+    ("POST", "/v1/quotas"): _quota,
+    ("PATCH", "/v1/quotas/{project_id}/{resource}"): _quota,
 }
 
 

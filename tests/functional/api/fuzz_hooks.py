@@ -58,13 +58,16 @@ class FinishingConductor(support.RpcRecorder):
 
     def __init__(self, topic: str) -> None:
         self.finished: set[str] = set()
+        #: Held while a message is handled (its operation's record may end before its rows).
+        self.busy = threading.Lock()
         super().__init__(topic)
 
     def record(self, ctxt, method: str, kwargs: dict) -> None:
         uuid = kwargs.get("cluster_uuid")
         try:
             if uuid:
-                _finish(method, uuid)
+                with self.busy:
+                    _finish(method, uuid)
         except exception.ClusterNotFound:
             pass
         with self._cond:
@@ -136,7 +139,8 @@ def _settled(timeout: float = 30.0) -> bool:
     while True:
         with ENGINE.connect() as conn:
             if not conn.execute(query).scalar():
-                return True
+                with CONDUCTOR.busy:  # what ended the last record has finished too
+                    return True
         if time.monotonic() > deadline:
             return False
         time.sleep(0.02)
