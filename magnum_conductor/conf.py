@@ -63,6 +63,14 @@ conductor_opts = [
     cfg.FloatOpt("cleanup_backoff", default=1.0, min=0.0,
                  help="Seconds before the second clean-up attempt, doubled for each "
                  "further one (also the sweeper's first back-off)."),
+    cfg.IntOpt("stack_delete_attempts", default=3, min=1,
+               help="Times a cluster delete asks Heat to delete the cluster's stacks when "
+               "Heat reports a stack delete failed (DELETE_FAILED), before the cluster "
+               "goes DELETE_FAILED. The cluster row stays until Heat confirms the stacks "
+               "gone."),
+    cfg.FloatOpt("stack_delete_backoff", default=30.0, min=0.0,
+                 help="Seconds between Heat's report of a failed stack delete and the "
+                 "next attempt, doubled for each further one."),
     cfg.IntOpt("orphan_sweep_interval", default=300, min=1,
                help="Seconds between two runs of the sweeper that retries the removal of "
                "orphans (backing off per orphan, up to an hour)."),

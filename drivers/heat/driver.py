@@ -375,6 +375,29 @@ class KubernetesHeatDriver(Driver):
                      as_service: bool = False) -> StackPoll:
         return status.stack_states(client.heat(session), stack_ids, as_service)
 
+    def stack_names(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+        return {ng.uuid: stack_ops.cluster_stack_name(cluster) if ng.is_default
+                else stack_ops.nodegroup_stack_name(cluster, ng) for ng in nodegroups}
+
+    def stack_create_window(self) -> float:
+        """Every attempt of the create waits ``[heat_client] timeout`` for Heat's answer,
+        with at most ``[conductor] heat_backoff_max`` between two attempts."""
+        attempts = CONF.conductor.heat_attempts
+        return (CONF.heat_client.timeout * attempts
+                + CONF.conductor.heat_backoff_max * (attempts - 1))
+
+    @retry.operation()
+    def remove_orphan_stack(self, session: Any, name: str, project_id: str) -> bool:
+        heat = client.heat(session)
+        stack = stack_ops.find_in_project(heat, name, project_id)
+        if stack is None:
+            return True
+        if stack.stack_status != "DELETE_IN_PROGRESS":
+            LOG.info("Deleting stack %s (%s) of project %s that a create sent before its "
+                     "cluster's delete made", name, stack.id, project_id)
+            stack_ops.delete(heat, stack.id)
+        return False
+
     def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
                      nodegroups: list[Any], stack_id: str) -> StackOutputs:
         stack = status.finished_stack(client.heat(res.session()), stack_id)

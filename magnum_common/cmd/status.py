@@ -282,11 +282,12 @@ class Checks(upgradecheck.UpgradeCommands):
                                     f"({len(clusters)} in progress).")
 
     def check_orphans(self) -> Result:
-        """Trusts, trustee users and certificate bundles deleted clusters left behind.
+        """Trusts, trustee users, certificate bundles and stacks deleted clusters left.
 
         A cluster delete that could not remove one after its retries records it as an
-        orphan; the conductors' sweeper keeps retrying, so orphans that stay mean a service
-        keeps refusing (the conductor log says why).
+        orphan, as it does a stack whose create may still land after the delete; the
+        conductors' sweeper keeps retrying, so orphans that stay mean a service keeps
+        refusing (the conductor log says why).
         """
         try:
             rows = OrphanRepository().list(None)

@@ -290,7 +290,8 @@ class ClusterOperation(Base):
 
 class Orphan(Base):
     """Something a delete could not remove (a trust, a trustee user, a certificate bundle)
-    after its retries: the conductor's sweeper keeps trying, ``magnum-status`` reports it."""
+    after its retries, or a stack whose create may still land after the delete: the
+    conductor's sweeper keeps trying, ``magnum-status`` reports it."""
 
     __tablename__ = "orphan"
     __table_args__ = (
@@ -308,3 +309,6 @@ class Orphan(Base):
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     next_attempt_at: Mapped[datetime.datetime | None] = mapped_column(DateTime)
+    #: What the removal needs beyond ``ref`` (a stack: its driver, the time until which
+    #: a create sent before the delete could still land).
+    detail: Mapped[dict | None] = mapped_column(JSONEncodedDict)

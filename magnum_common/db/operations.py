@@ -154,13 +154,18 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
                                   .where(self.model.uuid == uuid)).first()
         return dict(row or {})
 
+    def journaled_effects(self, cluster_uuid: str) -> list[tuple[str, dict[str, Any]]]:
+        """(name, detail) of every effect any record of the cluster journaled, pending or
+        done, oldest record first (e.g. every trustee the cluster ever had)."""
+        with api.reader() as session:
+            rows = session.scalars(sa.select(self.model.effects).where(
+                self.model.cluster_id == cluster_uuid).order_by(self.model.id)).all()
+        return [(name, entry) for effects in rows for name, entry in (effects or {}).items()]
+
     def pending_effects(self, cluster_uuid: str) -> list[tuple[str, dict[str, Any]]]:
         """(name, detail) of every effect any record of the cluster left pending: sent, and
         never confirmed (its conductor died in between)."""
-        with api.reader() as session:
-            rows = session.scalars(sa.select(self.model.effects).where(
-                self.model.cluster_id == cluster_uuid)).all()
-        return [(name, entry) for effects in rows for name, entry in (effects or {}).items()
+        return [(name, entry) for name, entry in self.journaled_effects(cluster_uuid)
                 if entry.get("state") == states.EFFECT_PENDING]
 
     def open_of(self, cluster_uuid: str) -> list[models.ClusterOperation]:

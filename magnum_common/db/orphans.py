@@ -3,7 +3,9 @@
 The delete records each leftover (a trust, a trustee user, a certificate bundle) with the
 identifiers the removal needs and lets the cluster row go; the conductor's sweeper retries
 the removal with a growing back-off and drops the row once it succeeded, and
-``magnum-status upgrade check`` reports what is still left.
+``magnum-status upgrade check`` reports what is still left. A stack is an orphan too when
+the delete found none but a stack create had been sent that Heat may still carry out: the
+sweeper deletes it if it appears, until the create could no longer land (``detail``).
 """
 
 from __future__ import annotations
@@ -24,13 +26,14 @@ class OrphanRepository(api.Repository[models.Orphan]):
     filterable = ("kind", "cluster_id", "project_id")
 
     def record(self, kind: str, ref: str, cluster: object, error: str,
-               attempts: int) -> models.Orphan:
-        """An orphan of ``cluster`` (a row or anything with uuid, project_id, user_id)."""
+               attempts: int, detail: dict | None = None) -> models.Orphan:
+        """An orphan of ``cluster`` (a row or anything with uuid, project_id, user_id);
+        ``detail``: what its removal needs beyond ``ref``."""
         return self.create(None, {
             "kind": kind, "ref": ref, "cluster_id": getattr(cluster, "uuid", None),
             "project_id": getattr(cluster, "project_id", None),
             "user_id": getattr(cluster, "user_id", None), "attempts": attempts,
-            "last_error": error[:4000], "next_attempt_at": db_now()})
+            "last_error": error[:4000], "next_attempt_at": db_now(), "detail": detail})
 
     def claim_due(self, hold_seconds: int, limit: int = 50) -> list[models.Orphan]:
         """The orphans whose next attempt is due (database clock), each moved out of the

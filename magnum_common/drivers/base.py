@@ -232,6 +232,24 @@ class Driver(abc.ABC):
         a list is no proof: rows and credentials are destroyed only after this."""
         return not self.stack_states(res.session(), list(stack_ids), as_service=True).states
 
+    # --- stacks a delete may have missed -----------------------------------------------------
+    def stack_names(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+        """Map each node group UUID to the name its stack has or gets (what ``find_stacks``
+        looks for when no id was saved); {} for a driver whose stacks have no such name."""
+        return {}
+
+    def stack_create_window(self) -> float:
+        """Seconds after which a stack create sent before now can no longer make a stack
+        (the request's timeout with its retries): how long a delete that found no stack
+        keeps watching for one (a stack orphan)."""
+        return 0.0
+
+    def remove_orphan_stack(self, session: Any, name: str, project_id: str) -> bool:
+        """As the service (``session``): delete the live stack called ``name`` in
+        ``project_id`` if there is one. True when no stack of that name exists, False
+        while one does (its delete sent now or already under way)."""
+        raise exception.NotSupported(operation="Deleting an orphaned stack")
+
     @abc.abstractmethod
     def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
                      nodegroups: list[Any], stack_id: str) -> StackOutputs:

@@ -25,6 +25,7 @@ Public API:
     part each, for the clean-up retries and the orphan sweeper),
     ``find_trustee(name) -> str | None`` (a trustee an interrupted create made, by name),
     ``trusts_to(user_id) -> list[str]`` (the trusts delegated to it),
+    ``trustees_of(cluster) -> list[str]`` (every trustee named after the cluster),
     ``retire_trustees(context, cluster, previous) -> bool`` (after a rotation),
     ``cluster_session(cluster)`` (trust-scoped keystoneauth session),
     ``cluster_context(cluster)`` (a RequestContext authenticating through the trust),
@@ -223,6 +224,16 @@ def delete_trustee(user_id: str) -> bool:
     return _delete_user(admin_kc, user_id)
 
 
+def trustees_of(cluster: Any) -> list[str]:
+    """The ids of every trustee user named after the cluster (its first, and each
+    rotation's ``<first>_<generation>``), asked as the trustee domain admin."""
+    prefix = trustee_username(cluster)
+    admin_kc = keystone.client(keystone.domain_admin_session())
+    users = admin_kc.users.list(domain=keystone.trustee_domain_id(), name__startswith=prefix)
+    return [user.id for user in users
+            if user.name == prefix or user.name.startswith(prefix + "_")]
+
+
 def retire_trustees(context: RequestContext, cluster: Any, previous: Any) -> bool:
     """After a rotation: delete ``previous`` (the trustee and trust the row held before)
     and every other trustee of the cluster but the row's current one (left by a rotation
@@ -231,19 +242,15 @@ def retire_trustees(context: RequestContext, cluster: Any, previous: Any) -> boo
     gone = True
     if previous.trustee_user_id and previous.trustee_user_id != cluster.trustee_user_id:
         gone = delete_trustee_and_trust(context, previous)
-    prefix = trustee_username(cluster)
     try:
-        admin_kc = keystone.client(keystone.domain_admin_session())
-        users = admin_kc.users.list(domain=keystone.trustee_domain_id(),
-                                    name__startswith=prefix)
+        earlier = trustees_of(cluster)
     except (ks_exc.ClientException, exception.AuthorizationFailure,
             exception.ConfigInvalid) as exc:
         LOG.warning("Earlier trustees of cluster %s not looked up: %s", cluster.uuid, exc)
         return False
-    for user in users:
-        if (user.name == prefix or user.name.startswith(prefix + "_")) and user.id not in (
-                cluster.trustee_user_id, previous.trustee_user_id):
-            gone = _delete_user(admin_kc, user.id) and gone
+    for user_id in earlier:
+        if user_id not in (cluster.trustee_user_id, previous.trustee_user_id):
+            gone = delete_trustee(user_id) and gone
     return gone
 
 

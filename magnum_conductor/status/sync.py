@@ -9,7 +9,8 @@ one request per cluster. Only clusters whose state changed are written, under th
 cluster's lease; for stacks that finished, the driver reads the outputs, and for failed
 stacks it says which resources failed. Clusters whose operation is still recorded belong to
 the handlers / reconciler and are skipped, as are clusters that stay in progress past their
-timeout (marked failed instead).
+timeout (marked failed instead). A stack delete Heat failed is sent again (the delete runs
+once more, after a back-off) before the cluster is marked ``DELETE_FAILED``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import sqlalchemy as sa
 from oslo_log import log as logging
 
 from magnum_common import states
+from magnum_common.conductor_api import ConductorAPI
+from magnum_common.context import make_admin_context
 from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.operations import operations as records
@@ -308,6 +311,12 @@ class StatusSync:
             lifecycle.stack_verdict(job, states.DELETE_COMPLETE)
             complete_delete(job)
             return True
+        delete_attempts = 0
+        if observed == states.DELETE_IN_PROGRESS and any(
+                g.status == states.DELETE_FAILED for g in groups):
+            retried, delete_attempts = self._delete_again(job, seen, groups)
+            if retried is not None:
+                return retried
         failure_details: dict[str, str] = {}
         finished = {g.uuid for g in groups if g.status in OUTPUT_STATUSES}
         for group, ng in zip(groups, ngs, strict=True):
@@ -337,6 +346,8 @@ class StatusSync:
                                                   "status_reason": group.reason,
                                                   **ng_values}))
         status, reason = cluster_state(observed, groups)
+        if delete_attempts > 1 and status == states.DELETE_FAILED:
+            reason = f"{reason} (Heat failed the stack delete {delete_attempts} times.)"
         ended = bool(status) and not states.is_in_progress(status)
         settled = Outcome(operations.record_state(status), reason) if ended else None
         if not job.save_if(seen.expected(), settled, writes, status=status,
@@ -353,6 +364,50 @@ class StatusSync:
             notifications.emit(None, notifications.action_for_status(status), outcome,
                                job.cluster, job.nodegroups())
         return True
+
+    @staticmethod
+    def _delete_again(job: Job, seen: _Observed, groups: list[Any]) -> tuple[bool | None, int]:
+        """Heat failed a stack delete of the running cluster delete: the delete runs again
+        (its handler, from the stack look-up) once ``[conductor] stack_delete_backoff``
+        (doubled per attempt) has passed since the failure was seen, up to
+        ``stack_delete_attempts`` in all. (whether something was written, or None once
+        the attempts are used up: the cluster then goes DELETE_FAILED; the attempts)."""
+        record = next((r for r in records.open_of(job.uuid) if r.kind == states.OP_DELETE
+                       and r.state == states.OPERATION_RUNNING), None)
+        if record is None:
+            return None, 0
+        entry = (record.effects or {}).get("stack_delete") or {}
+        attempts = int(entry.get("attempts") or 1)
+        limit = CONF.conductor.stack_delete_attempts
+        if attempts >= limit:
+            return None, attempts
+        why = next((g.reason for g in groups if g.status == states.DELETE_FAILED and g.reason),
+                   "no reason given")
+        now = db_api.server_now()
+        delay = datetime.timedelta(
+            seconds=CONF.conductor.stack_delete_backoff * 2 ** (attempts - 1))
+        failed_at = entry.get("failed_at")
+        if failed_at is None:
+            progress = (f"Heat failed to delete the stacks ({why}); deleting them again in "
+                        f"{delay.total_seconds():.0f} s (attempt {attempts + 1} of {limit}).")
+            records.effect(record.uuid, "stack_delete", entry.get("state") or
+                           states.EFFECT_DONE, failed_at=now.isoformat())
+            records.note(record.uuid, progress)
+            LOG.warning("Cluster %s: %s", job.uuid, progress)
+            return job.save_if(seen.expected(), status_reason=progress), attempts
+        if now < datetime.datetime.fromisoformat(failed_at) + delay:
+            return False, attempts
+        attempt = (f"Deleting the stacks again (attempt {attempts + 1} of {limit}) after Heat "
+                   f"failed: {why}")
+        args = {**(record.arguments or {}), "operation_id": record.uuid, "phase": "started"}
+        if not job.save_if(seen.expected(), operation=states.OP_DELETE, operation_args=args,
+                           operation_at=db_api.now(), status_reason=attempt):
+            return False, attempts
+        records.effect(record.uuid, "stack_delete", states.EFFECT_DONE, failed_at=None,
+                       attempts=attempts + 1)
+        records.note(record.uuid, attempt)
+        ConductorAPI().cast_recorded(make_admin_context(), states.OP_DELETE, job.uuid)
+        return True, attempts
 
     @staticmethod
     def _outputs(job: Job, ngs: list[Any], finished: set[str]) -> dict[str, Any] | None:

@@ -84,7 +84,9 @@ def run_rotate_credential(job: Job) -> None:
     the operation's arguments; the stack update through the new trust (the driver sends
     nothing twice); the wait until Heat says every node was replaced, i.e. booted with the
     new credentials and signalled; only then the previous trustee and trust deleted, with
-    any trustee of the cluster an earlier failed rotation left. Nodes that hold no trust
+    any trustee of the cluster an earlier failed rotation left. Both pairs are journaled on
+    the record (the new one pending before Keystone makes it), so a cluster delete after a
+    failed or killed rotation removes them too. Nodes that hold no trust
     (``[trust] cluster_user_trust = false``) get nothing: the pair is the conductor's alone
     and the previous one goes at once.
     """
@@ -98,14 +100,24 @@ def run_rotate_credential(job: Job) -> None:
             step.outcome = "present"
         else:
             job.driver.check_credential_rotation(job.resources, job.cluster, job.nodegroups())
+            generation = utils.short_id(args["operation_id"])
+            job.effect_pending("trust", trustee_username=trust.rotated_trustee_username(
+                job.cluster, generation))
             new = trust.create_rotated_trustee_and_trust(
-                job.context, job.cluster, utils.short_id(args["operation_id"]),
+                job.context, job.cluster, generation,
                 job.driver.trust_features(job.cluster.labels, job.template))
             retiring = {key: getattr(job.cluster, key) for key in (*TRUSTEE_COLUMNS,
                                                                     "user_id")}
             # the rotator is the trustor now: the cluster acts as them (certificate:get...)
             job.save(operation_args={**args, "retiring": retiring},
                      user_id=job.context.user_id, **new)
+        # both pairs stay journaled: a failed rotation leaves both, the cluster delete
+        # removes every pair its records name
+        retired = job.args["retiring"]
+        job.effect_done("trust", trustee_user_id=job.cluster.trustee_user_id,
+                        trust_id=job.cluster.trust_id,
+                        retiring={"trustee_user_id": retired.get("trustee_user_id"),
+                                  "trust_id": retired.get("trust_id")})
     lifecycle.authenticate(job)
     with lifecycle.stack_request(job, "stack_update"):
         pushed = job.driver.rotate_credential(job.resources, job.cluster, job.template,

@@ -230,7 +230,11 @@ UPGRADE = Operation(
 # --- delete ----------------------------------------------------------------------------
 def run_delete(job: Job) -> None:
     """Delete whatever exists: the stacks are looked up (by name when no id was recorded)
-    and their ids recorded for the sync, which waits for them to go."""
+    and their ids recorded for the sync, which waits for them to go. A stack create that
+    was sent and never confirmed, whose stack is not there (yet), is left to the sweeper
+    as a stack orphan."""
+    from magnum_conductor.engine import cleanup
+
     ngs = job.nodegroups()
     job.save_nodegroups(ngs, status=states.DELETE_IN_PROGRESS,
                         status_reason="Deleting the cluster.")
@@ -238,6 +242,8 @@ def run_delete(job: Job) -> None:
     with lifecycle.step(job, "stack_find") as step:
         found = job.driver.find_stacks(job.resources, job.cluster, ngs)
         step.outcome = "found" if found else "absent"
+        if cleanup.watch_unconfirmed_stacks(job, ngs, found):
+            step.outcome += "+watched"
     if not found:
         complete_delete(job)
         return

@@ -28,9 +28,11 @@ def run_create(job: Job) -> None:
                            status_reason="Creating the node group's stack.")
     lifecycle.authenticate(job)
     with lifecycle.step(job, "stack_create"):
+        job.effect_pending("stack_create", nodegroup=ng.uuid)
         stack_id = job.driver.create_nodegroup(job.resources, job.cluster,
                                                job.template, job.nodegroups(), ng)
         job.save_nodegroup(ng.uuid, stack_id=stack_id)
+        job.effect_done("stack_create", stack_id=stack_id)
     job.finish(status_reason=f"Creating node group {ng.name}.")
 
 

@@ -6,7 +6,8 @@ with a catalog), users and trusts; Heat v1 stack create / list (id and name filt
 / update / delete and resource list. Stacks move from ``*_IN_PROGRESS`` to ``*_COMPLETE``
 after a configurable time. ``/control`` lets a test make the next requests fail with 5xx,
 hang (timeout), hang after a change was made (``hang_after``: a Heat method, or ``POST
-trust``), fail Keystone's next deletes (``keystone_fail_deletes``), fail stacks, or read
+trust``), hang before making it (``hang_before``: a Heat method; the change lands late),
+fail Keystone's next deletes (``keystone_fail_deletes``), fail stacks, or read
 what was asked (request counts, every stack ever made).
 
 Run: ``python openstack_standin.py PORT`` (prints ``ready`` once listening).
@@ -37,6 +38,7 @@ def reset() -> None:
                      "fail_5xx": 0, "fail_5xx_after": 0, "hang_seconds": 0.0,
                      "hang_count": 0,
                      "fail_stacks": {}, "health": {}, "hang_after": None,
+                     "hang_before": None,
                      "unlisted": [], "keystone_fail_deletes": 0},
         )
 
@@ -395,6 +397,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(503, {"error": {"message": "Heat is down for maintenance"}})
         return fail
 
+    def _hang_before(self, method: str) -> None:
+        """One-shot: the request waits before it is carried out (Heat busy or slow)."""
+        with LOCK:
+            hang = STATE["control"]["hang_before"]
+            if not hang or hang["method"] != method:
+                return
+            STATE["control"]["hang_before"] = None
+        time.sleep(hang["seconds"])
+
     def _hang_after(self, method: str) -> None:
         """One-shot: the change is made, then the answer never comes (a conductor dies)."""
         with LOCK:
@@ -431,6 +442,7 @@ class Handler(BaseHTTPRequestHandler):
         self._count(f"heat {method} {kind}")
         if self._fault():
             return
+        self._hang_before(method)
         if rest == ["stacks"] and method == "GET":
             ids = set(query.get("id", []))
             names = set(query.get("name", []))

@@ -142,6 +142,24 @@ class StandinDriver(Driver):
                                parameters={"trustee_user_id": trustee})
         return True
 
+    def stack_names(self, cluster, nodegroups):
+        return {ng.uuid: stack_name(cluster, None if ng.is_default else ng)
+                for ng in nodegroups}
+
+    def stack_create_window(self) -> float:
+        return CONF.heat_client.timeout * CONF.conductor.heat_attempts
+
+    @retry.operation()
+    def remove_orphan_stack(self, session, name, project_id):
+        heat = client.heat(session)
+        stack = next((s for s in heat.stacks.list(filters={"name": name}, global_tenant=True)
+                      if s.project == project_id), None)
+        if stack is None:
+            return True
+        if stack.stack_status != "DELETE_IN_PROGRESS":
+            _delete(heat, stack.id)
+        return False
+
     def stack_ids(self, cluster, nodegroups):
         return {ng.uuid: cluster.stack_id if ng.is_default else ng.stack_id
                 for ng in nodegroups}

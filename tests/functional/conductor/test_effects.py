@@ -144,3 +144,139 @@ def test_delete_keystone_refuses_orphans_then_sweeper_removes(quick_cleanup, con
     state = standin.state()
     assert state["trusts"] == [] and state["users"] == []
     assert Checks().check_orphans().code == Code.SUCCESS
+
+
+def _delete_record(cluster_uuid: str):
+    return next(r for r in operations.list_in_cluster(None, cluster_uuid)
+                if r.kind == states.OP_DELETE)
+
+
+@pytest.fixture
+def stack_delete_retries(conductor_options):
+    CONF.set_override("stack_delete_attempts", 3, "conductor")
+    CONF.set_override("stack_delete_backoff", 3.0, "conductor")
+
+
+def test_a_stack_delete_heat_fails_is_sent_again_and_the_cluster_goes(
+        stack_delete_retries, conductor, standin):
+    """Heat fails the stack delete (DELETE_FAILED): the cluster stays DELETE_IN_PROGRESS
+    with the failure and the next attempt in its reason and in the running delete
+    record's progress; after the back-off the delete asks Heat again, the stack goes, and
+    only then the row (issue 12, gap b)."""
+    standin.control(create_seconds=0.3, delete_seconds=0.5)
+    ctx, cluster = _created()
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    standin.control(fail_stacks={"DELETE": "*"})
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    record = support.wait_for(lambda: "Heat failed to delete the stacks" in (
+        (r := _delete_record(cluster.uuid)).progress or "") and r, what="the failure seen")
+    assert "attempt 2 of 3" in record.progress
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert row.status == states.DELETE_IN_PROGRESS
+    assert "deleting them again" in row.status_reason
+    assert record.state == states.OPERATION_RUNNING
+    standin.control(fail_stacks={})
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
+                     what="cluster row destroyed")
+    record = _delete_record(cluster.uuid)
+    assert record.state == states.OPERATION_SUCCEEDED
+    assert record.effects["stack_delete"]["attempts"] == 2
+    assert standin.stacks_named(cluster.name) == []
+    assert standin.state()["requests"]["heat DELETE /stacks"] >= 2
+
+
+def test_a_stack_delete_heat_keeps_failing_ends_delete_failed_with_the_row_kept(
+        stack_delete_retries, conductor, standin):
+    """Every attempt fails: after ``stack_delete_attempts`` the cluster is DELETE_FAILED,
+    its reason saying how often Heat failed, the record failed with it; the row stays (the
+    stack still exists) for another DELETE, which then succeeds."""
+    CONF.set_override("stack_delete_attempts", 2, "conductor")
+    CONF.set_override("stack_delete_backoff", 0.2, "conductor")
+    standin.control(create_seconds=0.3, delete_seconds=0.3)
+    ctx, cluster = _created()
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    standin.control(fail_stacks={"DELETE": "*"})
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.DELETE_FAILED,
+                     timeout=60, what="DELETE_FAILED")
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    assert "Heat failed the stack delete 2 times" in row.status_reason
+    record = _delete_record(cluster.uuid)
+    assert record.state == states.OPERATION_FAILED
+    assert "2 times" in record.result_reason
+    assert standin.state()["requests"]["heat DELETE /stacks"] == 2
+    standin.control(fail_stacks={})
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
+                     what="cluster row destroyed")
+    assert standin.stacks_named(cluster.name) == []
+
+
+@pytest.fixture
+def nodes_hold_the_trust():
+    CONF.set_override("cluster_user_trust", True, "trust")
+    yield
+    CONF.clear_override("cluster_user_trust", "trust")
+
+
+def test_the_delete_removes_the_trustees_a_failed_rotation_left(nodes_hold_the_trust,
+                                                                conductor, standin):
+    """A credential rotation whose stack update failed keeps both pairs (the nodes may
+    hold either); the cluster delete removes both trustees and both trusts, nothing is
+    an orphan (issue 12, gap e)."""
+    standin.control(create_seconds=0.3, update_seconds=0.3, delete_seconds=0.3)
+    ctx, cluster = _created()
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    first = clusters.get_by_uuid(None, cluster.uuid)
+    standin.control(fail_stacks={"UPDATE": "*"})
+    ConductorAPI().credential_rotate(support.requester(user="another-member"), cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.UPDATE_FAILED,
+                     what="UPDATE_FAILED")
+    row = clusters.get_by_uuid(None, cluster.uuid)
+    state = standin.state()
+    assert {u["id"] for u in state["users"]} == {first.trustee_user_id, row.trustee_user_id}
+    assert {t["id"] for t in state["trusts"]} == {first.trust_id, row.trust_id}
+    rotation = next(r for r in operations.list_in_cluster(None, cluster.uuid)
+                    if r.kind == states.OP_ROTATE_CREDENTIAL)
+    assert rotation.effects["trust"]["retiring"] == {
+        "trustee_user_id": first.trustee_user_id, "trust_id": first.trust_id}
+    standin.control(fail_stacks={})
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
+                     what="cluster row destroyed")
+    state = standin.state()
+    assert state["users"] == [] and state["trusts"] == []
+    assert orphans.list(None) == []
+
+
+def test_a_stack_create_heat_carries_out_after_the_delete_is_swept(quick_cleanup, conductor,
+                                                                   standin):
+    """Heat carries the stack create out late (the POST waits before it is processed): a
+    DELETE meanwhile finds no stack and the row goes, the journaled, unconfirmed create
+    is recorded as a stack orphan (magnum-status lists it), the sweeper deletes the stack
+    once it appears and drops the orphan once the create could no longer land (issue 12,
+    gap a)."""
+    CONF.set_override("timeout", 15, "heat_client")
+    CONF.set_override("heat_attempts", 1, "conductor")
+    standin.control(create_seconds=0.3, delete_seconds=0.3,
+                    hang_before={"method": "POST", "seconds": 8})
+    ctx, cluster = _created()
+    support.wait_for(lambda: standin.state()["requests"].get("heat POST /stacks"),
+                     what="the stack create sent")
+    ConductorAPI().cluster_delete(ctx, cluster.uuid)
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE",
+                     what="cluster row destroyed")
+    assert standin.stacks_named(cluster.name) == [], "the create landed before the delete"
+    [orphan] = orphans.list(None)
+    assert (orphan.kind, orphan.cluster_id) == ("stack", cluster.uuid)
+    assert orphan.ref.startswith(cluster.name)
+    report = Checks().check_orphans()
+    assert report.code == Code.WARNING and f"stack {orphan.ref}" in report.details
+    support.wait_for(lambda: standin.stacks_named(cluster.name), timeout=20,
+                     what="the late stack made")
+    support.wait_for(lambda: not orphans.list(None), timeout=40, what="stack orphan swept")
+    assert [s["deleted"] for s in standin.stacks_named(cluster.name)] == [True]
+    assert Checks().check_orphans().code == Code.SUCCESS

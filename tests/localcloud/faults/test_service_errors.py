@@ -7,7 +7,10 @@ down, a delete still ends (the cluster row goes), the certificate bundles it cou
 remove are recorded as orphans that ``magnum-status upgrade check`` reports, and once
 Barbican answers again the conductors' sweeper removes them: nothing of the cluster is left.
 A cluster whose trust was revoked outside Magnum is still deleted, as the service, with
-nothing left.
+nothing left. A stack create Heat carries out only after the cluster's delete (its POST
+held by the proxy until then) leaves a stack orphan that the sweeper deletes once the stack
+appears; a credential rotation that failed leaves two trustees and trusts, and the delete
+removes both.
 
 Both are the long job's (``tox -e faults``): CI covers the same mechanisms with the
 OpenStack stand-in (tests/functional/conductor: test_operations' Heat 5xx, test_effects'
@@ -23,9 +26,11 @@ import pytest
 
 pytestmark = pytest.mark.localcloud
 
-#: Clean-up gives up quickly and the sweeper runs every few seconds, so a case takes seconds.
+#: Clean-up gives up quickly and the sweeper runs every few seconds, so a case takes seconds;
+#: a stack create that was sent can land for 15 s x 3 attempts + 2 x 2 s of back-off (49 s).
 OPTIONS = {"conductor": {"cleanup_attempts": 2, "cleanup_backoff": 0.5,
-                         "orphan_sweep_interval": 3},
+                         "orphan_sweep_interval": 3, "heat_attempts": 3,
+                         "heat_backoff_max": 2.0},
            "heat_client": {"timeout": 15}}
 
 
@@ -99,3 +104,60 @@ def test_trust_revoked_before_the_delete_leaves_nothing(fleet, api, template, cl
     [row] = fleet.rows("SELECT trust_id FROM cluster WHERE uuid = :u", u=uuid_)
     cloud.revoke_trust(row["trust_id"])
     fh.delete_and_check(api, cloud, cluster, footprint)
+
+
+def _orphans(magnum: fh.Magnum, cluster_uuid: str) -> list[dict]:
+    return magnum.rows("SELECT kind, ref, last_error FROM orphan WHERE cluster_id = :u",
+                       u=cluster_uuid)
+
+
+@pytest.mark.faults_long
+def test_a_stack_create_heat_carries_out_after_the_delete_is_swept(fleet, api, template,
+                                                                   proxy, cloud):
+    """The stack create's POST is held by the proxy (Heat has not seen it) while a DELETE
+    runs: the delete finds no stack, the cluster goes, and the journaled, unconfirmed
+    create is a stack orphan. Released, the POST makes the stack in Heat after the
+    cluster is gone; the sweeper deletes it and, once the create could no longer land,
+    drops the orphan: nothing is left (issue 12, gap a)."""
+    since = proxy.last_event_id()
+    rule = proxy.rule("hold", listener="heat", method="POST", path="/stacks$", times=1)
+    uuid_ = api.create_cluster(fh.new_name("late"), template["uuid"]).json()["uuid"]
+    held = proxy.wait_event(120, "the stack create held", since=since, rule=rule,
+                            state="held")
+    cluster = api.cluster(uuid_)
+    api.delete(uuid_, expect=(202, 204))
+    api.wait_gone(uuid_, fh.BOUND["delete"])
+    [orphan] = _orphans(fleet, uuid_)
+    assert orphan["kind"] == "stack" and orphan["ref"].startswith(fh.stack_prefix(cluster))
+    report = _status_check(fleet)
+    assert f"stack {orphan['ref']} of cluster {uuid_}" in report.stdout, \
+        report.stdout + report.stderr
+    assert not cloud.cluster_stacks(cluster)
+    proxy.release(held["id"])
+    proxy.wait_event(60, "Heat made the stack after the delete", since=since, rule=rule,
+                     status=201)
+    fh.wait_for(lambda: not _orphans(fleet, uuid_), 180, "the stack orphan swept", 2)
+    deletes = [e for e in proxy.events(since) if e["listener"] == "heat"
+               and e["method"] == "DELETE" and "/stacks/" in e["path"]]
+    assert deletes, "the sweeper never asked Heat to delete the late stack"
+    cloud.nothing_left(cluster)
+
+
+@pytest.mark.faults_long
+def test_the_delete_removes_what_a_failed_credential_rotation_left(fleet, api, template,
+                                                                   proxy, cloud):
+    """Heat fails the stack update of a credential rotation: the cluster keeps both
+    trustees and trusts (its nodes may hold either). The cluster delete removes both,
+    nothing is an orphan (issue 12, gap e)."""
+    uuid_ = api.create_cluster(fh.new_name("rotfail"), template["uuid"]).json()["uuid"]
+    cluster = api.wait_status(uuid_, "CREATE_COMPLETE", fh.BOUND["create"])
+    fh.assert_owns_once(cloud, cluster)
+    rule = proxy.rule("error", listener="heat", method="PATCH", path="/stacks/", status=503)
+    api.request("PATCH", f"/v1/credentials/{uuid_}", expect=(202,))
+    api.wait_status(uuid_, "UPDATE_FAILED", fh.BOUND["update"])
+    footprint = cloud.footprint(cluster)
+    assert (len(footprint.trustee_users), len(footprint.trusts)) == (2, 2), \
+        footprint.summary()
+    proxy.clear(rule)
+    fh.delete_and_check(api, cloud, cluster, footprint)
+    assert not _orphans(fleet, uuid_)

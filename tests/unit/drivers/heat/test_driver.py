@@ -55,6 +55,30 @@ def test_stack_ids_map_default_groups_to_the_cluster_stack():
         ngs[0].uuid: "cluster-stack", ngs[1].uuid: "cluster-stack", extra.uuid: "ng-stack"}
 
 
+def test_stack_names_are_those_find_stacks_looks_for():
+    from drivers.heat import stack_ops
+
+    ct = support.template()
+    cl = support.cluster(ct)
+    ngs = support.default_nodegroups(cl)
+    extra = support.nodegroup(cl, "gpu", "worker", 1, False)
+    driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
+    names = driver.stack_names(cl, ngs + [extra])
+    assert names[ngs[0].uuid] == names[ngs[1].uuid] == stack_ops.cluster_stack_name(cl)
+    assert names[extra.uuid] == stack_ops.nodegroup_stack_name(cl, extra)
+
+
+def test_a_sent_stack_create_can_land_for_its_timeouts_and_back_offs():
+    from oslo_config import cfg
+
+    conf = cfg.CONF
+    conf.set_override("timeout", 30, "heat_client")
+    conf.set_override("heat_attempts", 3, "conductor")
+    conf.set_override("heat_backoff_max", 5, "conductor")
+    driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
+    assert driver.stack_create_window() == 30 * 3 + 5 * 2
+
+
 def test_monitor_is_skipped_when_magnum_auto_healer_heals():
     driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
     ct = support.template()
