@@ -117,10 +117,7 @@ def test_delete_keystone_refuses_orphans_then_sweeper_removes(quick_cleanup, con
     """Keystone fails every delete: the cluster delete retries, records the trust and the
     trustee as orphans and still completes; magnum-status reports them; once Keystone
     answers again the sweeper removes both and drops the orphans."""
-    standin.control(create_seconds=0.3, delete_seconds=0.3)
-    ctx, cluster = _created()
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
-                     what="CREATE_COMPLETE")
+    ctx, cluster = _complete(standin, create_seconds=0.3, delete_seconds=0.3)
     row = clusters.get_by_uuid(None, cluster.uuid)
     standin.control(keystone_fail_deletes=10_000)
     ConductorAPI().cluster_delete(ctx, cluster.uuid)
@@ -146,6 +143,20 @@ def test_delete_keystone_refuses_orphans_then_sweeper_removes(quick_cleanup, con
     assert Checks().check_orphans().code == Code.SUCCESS
 
 
+def _complete(standin, **control):
+    """A cluster created on the stand-in (with ``control``), CREATE_COMPLETE."""
+    standin.control(**control)
+    ctx, cluster = _created()
+    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
+                     what="CREATE_COMPLETE")
+    return ctx, cluster
+
+
+def _gone(cluster_uuid: str) -> None:
+    support.wait_for(lambda: support.cluster_status(cluster_uuid) == "GONE", timeout=60,
+                     what="cluster row destroyed")
+
+
 def _delete_record(cluster_uuid: str):
     return next(r for r in operations.list_in_cluster(None, cluster_uuid)
                 if r.kind == states.OP_DELETE)
@@ -163,10 +174,7 @@ def test_a_stack_delete_heat_fails_is_sent_again_and_the_cluster_goes(
     with the failure and the next attempt in its reason and in the running delete
     record's progress; after the back-off the delete asks Heat again, the stack goes, and
     only then the row (issue 12, gap b)."""
-    standin.control(create_seconds=0.3, delete_seconds=0.5)
-    ctx, cluster = _created()
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
-                     what="CREATE_COMPLETE")
+    ctx, cluster = _complete(standin, create_seconds=0.3, delete_seconds=0.5)
     standin.control(fail_stacks={"DELETE": "*"})
     ConductorAPI().cluster_delete(ctx, cluster.uuid)
     record = support.wait_for(lambda: "Heat failed to delete the stacks" in (
@@ -177,12 +185,11 @@ def test_a_stack_delete_heat_fails_is_sent_again_and_the_cluster_goes(
     assert "deleting them again" in row.status_reason
     assert record.state == states.OPERATION_RUNNING
     standin.control(fail_stacks={})
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
-                     what="cluster row destroyed")
+    _gone(cluster.uuid)
     record = _delete_record(cluster.uuid)
     assert record.state == states.OPERATION_SUCCEEDED
     assert record.effects["stack_delete"]["attempts"] == 2
-    assert standin.stacks_named(cluster.name) == []
+    assert [s["deleted"] for s in standin.stacks_named(cluster.name)] == [True]
     assert standin.state()["requests"]["heat DELETE /stacks"] >= 2
 
 
@@ -193,10 +200,7 @@ def test_a_stack_delete_heat_keeps_failing_ends_delete_failed_with_the_row_kept(
     stack still exists) for another DELETE, which then succeeds."""
     CONF.set_override("stack_delete_attempts", 2, "conductor")
     CONF.set_override("stack_delete_backoff", 0.2, "conductor")
-    standin.control(create_seconds=0.3, delete_seconds=0.3)
-    ctx, cluster = _created()
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
-                     what="CREATE_COMPLETE")
+    ctx, cluster = _complete(standin, create_seconds=0.3, delete_seconds=0.3)
     standin.control(fail_stacks={"DELETE": "*"})
     ConductorAPI().cluster_delete(ctx, cluster.uuid)
     support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.DELETE_FAILED,
@@ -209,9 +213,8 @@ def test_a_stack_delete_heat_keeps_failing_ends_delete_failed_with_the_row_kept(
     assert standin.state()["requests"]["heat DELETE /stacks"] == 2
     standin.control(fail_stacks={})
     ConductorAPI().cluster_delete(ctx, cluster.uuid)
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
-                     what="cluster row destroyed")
-    assert standin.stacks_named(cluster.name) == []
+    _gone(cluster.uuid)
+    assert [s["deleted"] for s in standin.stacks_named(cluster.name)] == [True]
 
 
 @pytest.fixture
@@ -226,10 +229,7 @@ def test_the_delete_removes_the_trustees_a_failed_rotation_left(nodes_hold_the_t
     """A credential rotation whose stack update failed keeps both pairs (the nodes may
     hold either); the cluster delete removes both trustees and both trusts, nothing is
     an orphan (issue 12, gap e)."""
-    standin.control(create_seconds=0.3, update_seconds=0.3, delete_seconds=0.3)
-    ctx, cluster = _created()
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == states.CREATE_COMPLETE,
-                     what="CREATE_COMPLETE")
+    ctx, cluster = _complete(standin, create_seconds=0.3, update_seconds=0.3, delete_seconds=0.3)
     first = clusters.get_by_uuid(None, cluster.uuid)
     standin.control(fail_stacks={"UPDATE": "*"})
     ConductorAPI().credential_rotate(support.requester(user="another-member"), cluster.uuid)
@@ -245,8 +245,7 @@ def test_the_delete_removes_the_trustees_a_failed_rotation_left(nodes_hold_the_t
         "trustee_user_id": first.trustee_user_id, "trust_id": first.trust_id}
     standin.control(fail_stacks={})
     ConductorAPI().cluster_delete(ctx, cluster.uuid)
-    support.wait_for(lambda: support.cluster_status(cluster.uuid) == "GONE", timeout=60,
-                     what="cluster row destroyed")
+    _gone(cluster.uuid)
     state = standin.state()
     assert state["users"] == [] and state["trusts"] == []
     assert orphans.list(None) == []
