@@ -14,6 +14,7 @@ import uuid
 
 import pytest
 import support
+from oslo_config import cfg
 
 from magnum_common import states
 from magnum_common.conductor_api import ConductorAPI
@@ -22,6 +23,8 @@ from magnum_common.db import models
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.operations import operations
+
+CONF = cfg.CONF
 
 
 def _create(standin, **control):
@@ -157,6 +160,8 @@ def test_delete_supersedes_the_queue(conductor, standin):
 
 
 def test_second_delete_changes_nothing_and_a_failed_delete_is_retried(conductor, standin):
+    """(With one stack delete per DELETE: the retries within one are test_effects'.)"""
+    CONF.set_override("stack_delete_attempts", 1, "conductor")
     ctx, cluster = _create(standin, create_seconds=0.3)
     _complete(cluster.uuid, states.CREATE_COMPLETE)
     standin.control(delete_seconds=0.5, fail_stacks={"DELETE": "*"})
