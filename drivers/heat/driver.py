@@ -33,6 +33,7 @@ from magnum_common.drivers.base import (
     StackOutputs,
     StackPoll,
 )
+from magnum_common.drivers.view import ClusterRow, ClusterView, NodeGroupRow, TemplateRow
 
 LOG = logging.getLogger(__name__)
 
@@ -81,38 +82,35 @@ class KubernetesHeatDriver(Driver):
         label_table.validate(labels)
         label_table.check_trust(labels)
 
-    def trust_features(self, labels: dict[str, str] | None, template: Any) -> list[str]:
+    def trust_features(self, labels: dict[str, str] | None,
+                       template: TemplateRow) -> list[str]:
         return label_table.trust_roles_features(
             label_table.resolve(template.labels, labels), template.volume_driver)
 
     # --- cluster -----------------------------------------------------------------------
-    def _render_cluster(self, cluster: Any, template: Any,
-                        nodegroups: list[Any]) -> renderer.Rendered:
-        return renderer.render_cluster(self.profile.driver_name,
-                                       parameters.features(cluster, template, nodegroups))
+    def _render_cluster(self, view: ClusterView) -> renderer.Rendered:
+        return renderer.render_cluster(self.profile.driver_name, parameters.features(view))
 
     @retry.operation()
-    def create_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                       nodegroups: list[Any], timeout_mins: int) -> str:
+    def create_cluster(self, res: ClusterResources, view: ClusterView,
+                       timeout_mins: int) -> str:
         heat = client.heat(res.session())
-        name = stack_ops.cluster_stack_name(cluster)
-        existing = stack_ops.find(heat, cluster.stack_id or name)
+        name = stack_ops.cluster_stack_name(view.cluster)
+        existing = stack_ops.find(heat, view.cluster.stack_id or name)
         if existing is not None:
             return existing.id
-        params = parameters.cluster_parameters(
-            res, self.profile, cluster, template, nodegroups,
-            parameters.ServiceAccountKeys.generate())
-        return stack_ops.create(heat, name, self._render_cluster(cluster, template, nodegroups),
-                                params, timeout_mins)
+        params = parameters.cluster_parameters(res, self.profile, view,
+                                               parameters.ServiceAccountKeys.generate())
+        return stack_ops.create(heat, name, self._render_cluster(view), params, timeout_mins)
 
     @retry.operation()
-    def resize_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                       nodegroups: list[Any], nodegroup: Any, node_count: int,
+    def resize_cluster(self, res: ClusterResources, view: ClusterView,
+                       nodegroup: NodeGroupRow, node_count: int,
                        nodes_to_remove: list[str], rollback: bool = False) -> None:
         if settings.is_master(nodegroup):
             self.validate_master_resize(node_count)
         heat = client.heat(res.session())
-        stack_id = cluster.stack_id if nodegroup.is_default else nodegroup.stack_id
+        stack_id = view.cluster.stack_id if nodegroup.is_default else nodegroup.stack_id
         removals = []
         if nodes_to_remove:
             servers = stack_ops.live_outputs(heat, stack_id).get("kube_minion_servers") or {}
@@ -124,46 +122,41 @@ class KubernetesHeatDriver(Driver):
         stack = heat.stacks.get(stack_id)
         return dict(getattr(stack, "parameters", None) or {})
 
-    def upgraded_labels(self, row: Any, new_template: Any) -> dict[str, str]:
+    def upgraded_labels(self, row: ClusterRow | NodeGroupRow,
+                        new_template: TemplateRow) -> dict[str, str]:
         return upgrade.upgraded_labels(row, new_template)
 
     @retry.operation()
-    def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                        new_template: Any, nodegroups: list[Any], nodegroup: Any,
+    def upgrade_cluster(self, res: ClusterResources, view: ClusterView,
+                        new_template: TemplateRow, nodegroup: NodeGroupRow,
                         max_batch_size: int) -> None:
         """Roll the default groups (masters first) or one extra group to ``new_template``."""
         heat = client.heat(res.session())
-        target = upgrade.Overlay(cluster, labels=upgrade.upgraded_labels(cluster, new_template))
-        rolled = [ng for ng in nodegroups
-                  if (ng.is_default if nodegroup.is_default else ng.uuid == nodegroup.uuid)]
-        target_ngs = [upgrade.Overlay(ng, labels=upgrade.upgraded_labels(ng, new_template))
-                      if ng in rolled else ng for ng in nodegroups]
+        target = upgrade.target(view, new_template, nodegroup)
         batch = max(int(max_batch_size or 1), 1)
         if nodegroup.is_default:
-            current = self._current_parameters(heat, cluster.stack_id)
+            current = self._current_parameters(heat, view.cluster.stack_id)
             upgrade.check_version(current.get("kube_tag"),
-                                  parameters.cluster_labels(target, new_template)["kube_tag"])
-            restore = self._etcd_handover(res, cluster, current)
+                                  parameters.cluster_labels(target)["kube_tag"])
+            restore = self._etcd_handover(res, view.cluster, current)
             params = self._replacement_parameters(
-                parameters.cluster_parameters(res, self.profile, target, new_template,
-                                              target_ngs, None, restore), current)
+                parameters.cluster_parameters(res, self.profile, target, None, restore),
+                current)
             params["update_max_batch_size"] = batch
-            stack_ops.patch(heat, cluster.stack_id, params,
-                            rendered=self._render_cluster(target, new_template, target_ngs))
+            stack_ops.patch(heat, view.cluster.stack_id, params,
+                            rendered=self._render_cluster(target))
             return
-        target_ng = target_ngs[nodegroups.index(nodegroup)]
+        target_ng = target.nodegroup(nodegroup.uuid)
         current = self._current_parameters(heat, nodegroup.stack_id)
-        upgrade.check_version(current.get("kube_tag"), parameters.nodegroup_labels(
-            target, new_template, target_ng)["kube_tag"])
-        params = self._nodegroup_replacement(res, heat, target, new_template, target_ngs,
-                                             target_ng, current)
+        upgrade.check_version(current.get("kube_tag"),
+                              parameters.nodegroup_labels(target, target_ng)["kube_tag"])
+        params = self._nodegroup_replacement(res, heat, target, target_ng, current)
         params["update_max_batch_size"] = batch
         stack_ops.patch(heat, nodegroup.stack_id, params,
-                        rendered=self._render_nodegroup(target, new_template, target_ngs,
-                                                        target_ng))
+                        rendered=self._render_nodegroup(target, target_ng))
 
     @staticmethod
-    def _etcd_handover(res: ClusterResources, cluster: Any,
+    def _etcd_handover(res: ClusterResources, cluster: ClusterRow,
                        current: dict[str, Any]) -> dict[str, str] | None:
         """Before the masters are replaced: a lone master without an etcd volume hands its
         etcd snapshot over (the new master's restore settings), else nothing is needed."""
@@ -184,23 +177,23 @@ class KubernetesHeatDriver(Driver):
         params["worker_generation"] = upgrade.next_generation(current.get("worker_generation"))
         return params
 
-    def _nodegroup_replacement(self, res: ClusterResources, heat: Any, cluster: Any,
-                               template: Any, nodegroups: list[Any], nodegroup: Any,
+    def _nodegroup_replacement(self, res: ClusterResources, heat: Any, view: ClusterView,
+                               nodegroup: NodeGroupRow,
                                current: dict[str, Any]) -> dict[str, Any]:
         params = parameters.nodegroup_parameters(
-            res, self.profile, cluster, template, nodegroups, nodegroup,
-            stack_ops.live_outputs(heat, cluster.stack_id))
+            res, self.profile, view, nodegroup,
+            stack_ops.live_outputs(heat, view.cluster.stack_id))
         for key in ("number_of_minions", "minions_to_remove"):
             params.pop(key, None)
         params["generation"] = upgrade.next_generation(current.get("generation"))
         return params
 
     @retry.operation(missing_ok=True)
-    def delete_cluster(self, res: ClusterResources, cluster: Any,
-                       nodegroups: list[Any]) -> None:
+    def delete_cluster(self, res: ClusterResources, view: ClusterView) -> None:
         heat = client.heat(res.session())
+        cluster = view.cluster
         deleted = [stack_ops.delete(heat, ng.stack_id or stack_ops.nodegroup_stack_name(
-            cluster, ng)) for ng in nodegroups if not ng.is_default]
+            cluster, ng)) for ng in view.nodegroups if not ng.is_default]
         deleted = [d for d in deleted if d]
         if deleted and not stack_ops.wait_gone(
                 heat, deleted, CONF.drivers.nodegroup_stack_delete_timeout):
@@ -217,9 +210,10 @@ class KubernetesHeatDriver(Driver):
                             exc)
 
     @retry.operation()
-    def find_stacks(self, res: ClusterResources, cluster: Any,
-                    nodegroups: list[Any]) -> dict[str, str]:
+    def find_stacks(self, res: ClusterResources, view: ClusterView,
+                    nodegroups: Sequence[NodeGroupRow] | None = None) -> dict[str, str]:
         heat = client.heat(res.session())
+        cluster = view.cluster
 
         def lookup(stack_id: str | None, name: str) -> Any | None:
             if stack_id or not res.as_service:
@@ -228,7 +222,7 @@ class KubernetesHeatDriver(Driver):
 
         main = lookup(cluster.stack_id, stack_ops.cluster_stack_name(cluster))
         found = {}
-        for ng in nodegroups:
+        for ng in view.nodegroups if nodegroups is None else nodegroups:
             stack = main if ng.is_default else lookup(
                 ng.stack_id, stack_ops.nodegroup_stack_name(cluster, ng))
             if stack is not None:
@@ -236,37 +230,35 @@ class KubernetesHeatDriver(Driver):
         return found
 
     # --- node groups ---------------------------------------------------------------------
-    def _render_nodegroup(self, cluster: Any, template: Any, nodegroups: list[Any],
-                          nodegroup: Any) -> renderer.Rendered:
-        return renderer.render_nodegroup(
-            self.profile.driver_name,
-            parameters.features(cluster, template, nodegroups, nodegroup))
+    def _render_nodegroup(self, view: ClusterView,
+                          nodegroup: NodeGroupRow) -> renderer.Rendered:
+        return renderer.render_nodegroup(self.profile.driver_name,
+                                         parameters.features(view, nodegroup))
 
     @retry.operation()
-    def create_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroups: list[Any], nodegroup: Any) -> str:
+    def create_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> str:
         heat = client.heat(res.session())
-        name = stack_ops.nodegroup_stack_name(cluster, nodegroup)
+        name = stack_ops.nodegroup_stack_name(view.cluster, nodegroup)
         existing = stack_ops.find(heat, nodegroup.stack_id or name)
         if existing is not None:
             return existing.id
         params = parameters.nodegroup_parameters(
-            res, self.profile, cluster, template, nodegroups, nodegroup,
-            stack_ops.live_outputs(heat, cluster.stack_id))
-        return stack_ops.create(
-            heat, name, self._render_nodegroup(cluster, template, nodegroups, nodegroup),
-            params, cluster.create_timeout)
+            res, self.profile, view, nodegroup,
+            stack_ops.live_outputs(heat, view.cluster.stack_id))
+        return stack_ops.create(heat, name, self._render_nodegroup(view, nodegroup),
+                                params, view.cluster.create_timeout)
 
     @retry.operation()
-    def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroups: list[Any], nodegroup: Any) -> None:
+    def update_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> None:
         """Roll new node labels / taints onto the group's nodes, batch by batch as an upgrade
         does (the kubelet registers a node with them once, at boot). Min/max node counts are
         the autoscaler's business: no stack change. The stack keeps a digest of what its
         nodes registered with, so a replayed update rolls nothing twice."""
         heat = client.heat(res.session())
         default = nodegroup.is_default
-        stack_id = cluster.stack_id if default else nodegroup.stack_id
+        stack_id = view.cluster.stack_id if default else nodegroup.stack_id
         if settings.is_master(nodegroup) or not stack_id:
             return
         key = "worker_node_labels_digest" if default else "node_labels_digest"
@@ -275,61 +267,59 @@ class KubernetesHeatDriver(Driver):
         if (current.get(key) or parameters.NO_NODE_LABELS_DIGEST) == digest:
             return
         if default:
-            full = parameters.cluster_parameters(res, self.profile, cluster, template,
-                                                 nodegroups, None)
+            full = parameters.cluster_parameters(res, self.profile, view, None)
             params = {"worker_bootstrap_env": full["worker_bootstrap_env"], key: digest,
                       "worker_generation": upgrade.next_generation(
                           current.get("worker_generation"))}
-            rendered = self._render_cluster(cluster, template, nodegroups)
+            rendered = self._render_cluster(view)
         else:
             full = parameters.nodegroup_parameters(
-                res, self.profile, cluster, template, nodegroups, nodegroup,
-                stack_ops.live_outputs(heat, cluster.stack_id))
+                res, self.profile, view, nodegroup,
+                stack_ops.live_outputs(heat, view.cluster.stack_id))
             params = {"bootstrap_env": full["bootstrap_env"], key: digest,
                       "generation": upgrade.next_generation(current.get("generation"))}
-            rendered = self._render_nodegroup(cluster, template, nodegroups, nodegroup)
+            rendered = self._render_nodegroup(view, nodegroup)
         stack_ops.patch(heat, stack_id, params, rendered=rendered)
 
     @retry.operation(missing_ok=True)
-    def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:
-        stack_ops.delete(client.heat(res.session()),
-                         nodegroup.stack_id or stack_ops.nodegroup_stack_name(cluster, nodegroup))
+    def delete_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> None:
+        stack_ops.delete(client.heat(res.session()), nodegroup.stack_id
+                         or stack_ops.nodegroup_stack_name(view.cluster, nodegroup))
 
     # --- certificates --------------------------------------------------------------------
     @retry.operation()
-    def rotate_ca_certificate(self, res: ClusterResources, cluster: Any, template: Any,
-                              nodegroups: list[Any]) -> None:
+    def rotate_ca_certificate(self, res: ClusterResources, view: ClusterView) -> None:
         """Replace every node (batch by batch) so it fetches the new CA; new SA keys."""
         heat = client.heat(res.session())
+        cluster = view.cluster
         current = self._current_parameters(heat, cluster.stack_id)
         restore = self._etcd_handover(res, cluster, current)
         params = self._replacement_parameters(
-            parameters.cluster_parameters(res, self.profile, cluster, template, nodegroups,
+            parameters.cluster_parameters(res, self.profile, view,
                                           parameters.ServiceAccountKeys.generate(), restore),
             current)
         stack_ops.patch(heat, cluster.stack_id, params)
-        for ng in nodegroups:
+        for ng in view.nodegroups:
             if ng.is_default or not ng.stack_id:
                 continue
             ng_current = self._current_parameters(heat, ng.stack_id)
             stack_ops.patch(heat, ng.stack_id, self._nodegroup_replacement(
-                res, heat, cluster, template, nodegroups, ng, ng_current))
+                res, heat, view, ng, ng_current))
 
     # --- credentials ---------------------------------------------------------------------
-    def check_credential_rotation(self, res: ClusterResources, cluster: Any,
-                                  nodegroups: list[Any]) -> None:
+    def check_credential_rotation(self, res: ClusterResources, view: ClusterView) -> None:
         """Pushing a trustee replaces every node: refused, before anything changes, where
         a lone master's etcd data could not be handed over to its replacement."""
         if not parameters.nodes_trustee(res).trust_id:
             return
-        current = self._current_parameters(client.heat(res.session()), cluster.stack_id)
+        current = self._current_parameters(client.heat(res.session()), view.cluster.stack_id)
         if etcd_handover.needed(int(current.get("number_of_masters", 1)),
                                 int(current.get("etcd_volume_size", 0))):
             etcd_handover.check_possible(bool(res.url_for("image")))
 
     @retry.operation()
-    def rotate_credential(self, res: ClusterResources, cluster: Any, template: Any,
-                          nodegroups: list[Any]) -> bool:
+    def rotate_credential(self, res: ClusterResources, view: ClusterView) -> bool:
         """Give the nodes the cluster's trustee (the row's, just rotated): each stack's
         nodes are replaced batch by batch with user data carrying it, as a CA rotation
         replaces them. A stack whose ``trustee_user_id`` is this trustee already is left
@@ -339,10 +329,10 @@ class KubernetesHeatDriver(Driver):
         if not trustee_id:
             return False
         heat = client.heat(res.session())
+        cluster = view.cluster
         current = self._current_parameters(heat, cluster.stack_id)
         if current.get("trustee_user_id") != trustee_id:
-            full = parameters.cluster_parameters(res, self.profile, cluster, template,
-                                                 nodegroups, None,
+            full = parameters.cluster_parameters(res, self.profile, view, None,
                                                  self._etcd_handover(res, cluster, current))
             stack_ops.patch(heat, cluster.stack_id, {
                 "master_bootstrap_env": full["master_bootstrap_env"],
@@ -350,26 +340,26 @@ class KubernetesHeatDriver(Driver):
                 "trustee_user_id": trustee_id,
                 "master_generation": upgrade.next_generation(current.get("master_generation")),
                 "worker_generation": upgrade.next_generation(current.get("worker_generation")),
-            }, rendered=self._render_cluster(cluster, template, nodegroups))
-        for ng in nodegroups:
+            }, rendered=self._render_cluster(view))
+        for ng in view.nodegroups:
             if ng.is_default or not ng.stack_id:
                 continue
             ng_current = self._current_parameters(heat, ng.stack_id)
             if ng_current.get("trustee_user_id") == trustee_id:
                 continue
             full = parameters.nodegroup_parameters(
-                res, self.profile, cluster, template, nodegroups, ng,
-                stack_ops.live_outputs(heat, cluster.stack_id))
+                res, self.profile, view, ng, stack_ops.live_outputs(heat, cluster.stack_id))
             stack_ops.patch(heat, ng.stack_id, {
                 "bootstrap_env": full["bootstrap_env"], "trustee_user_id": trustee_id,
                 "generation": upgrade.next_generation(ng_current.get("generation")),
-            }, rendered=self._render_nodegroup(cluster, template, nodegroups, ng))
+            }, rendered=self._render_nodegroup(view, ng))
         return True
 
     # --- status --------------------------------------------------------------------------
-    def stack_ids(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
-        return {ng.uuid: (cluster.stack_id if ng.is_default else ng.stack_id)
-                for ng in nodegroups if (cluster.stack_id if ng.is_default else ng.stack_id)}
+    def stack_ids(self, view: ClusterView) -> dict[str, str]:
+        main = view.cluster.stack_id
+        return {ng.uuid: (main if ng.is_default else ng.stack_id)
+                for ng in view.nodegroups if (main if ng.is_default else ng.stack_id)}
 
     def stack_states(self, session: Any, stack_ids: Sequence[str],
                      as_service: bool = False) -> StackPoll:
@@ -398,21 +388,21 @@ class KubernetesHeatDriver(Driver):
             stack_ops.delete(heat, stack.id)
         return False
 
-    def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
-                     nodegroups: list[Any], stack_id: str) -> StackOutputs:
+    def read_outputs(self, res: ClusterResources, view: ClusterView,
+                     stack_id: str) -> StackOutputs:
         stack = status.finished_stack(client.heat(res.session()), stack_id)
-        return outputs.parse(cluster, template, nodegroups, stack)
+        return outputs.parse(view, stack)
 
     def failure_details(self, res: ClusterResources, stack_id: str) -> str:
         return status.failure_summary(client.heat(res.session()), stack_id)
 
-    def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> K8sMonitor | None:
-        labels = parameters.cluster_labels(cluster, template)
+    def get_monitor(self, res: ClusterResources, view: ClusterView) -> K8sMonitor | None:
+        labels = parameters.cluster_labels(view)
         if (label_table.parse_bool(labels.get("auto_healing_enabled"))
                 and labels.get("auto_healing_controller") == "magnum-auto-healer"):
             return None
         certs = None
-        if not template.tls_disabled:
+        if not view.template.tls_disabled:
             client_certificates = getattr(res, "client_certificates", None)
             certs = client_certificates() if client_certificates else None
-        return K8sMonitor(cluster.api_address, certs)
+        return K8sMonitor(view.cluster.api_address, certs)

@@ -1,4 +1,5 @@
-"""Translate cluster, template and node group rows into Heat parameters and node settings.
+"""Translate a cluster's view (cluster, template, node groups) into Heat parameters and
+node settings.
 
 Two outputs per stack: the Heat parameters the templates consume (counts, flavors, images,
 networks, volumes, versions) and, per node role, a *bootstrap environment*: the settings the
@@ -27,6 +28,7 @@ from drivers.heat.profile import OsProfile
 from magnum_common import crypto, exception, grammar
 from magnum_common.drivers import settings
 from magnum_common.drivers.base import ClusterResources, TrusteeCredentials
+from magnum_common.drivers.view import ClusterRow, ClusterView, NodeGroupRow, TemplateRow
 
 #: The API server's TLS port: every node component (kubelet, kube-proxy, add-ons) uses it.
 API_TLS_PORT = 6443
@@ -83,10 +85,6 @@ class Features:
         return dataclasses.astuple(self)
 
 
-def _attr(obj: Any, name: str) -> Any:
-    return getattr(obj, name, None) if obj is not None else None
-
-
 def _first(*values: Any) -> Any:
     for v in values:
         if v is not None and v != "":
@@ -94,16 +92,15 @@ def _first(*values: Any) -> Any:
     return None
 
 
-def cluster_labels(cluster: Any, template: Any) -> dict[str, str]:
+def cluster_labels(view: ClusterView) -> dict[str, str]:
     """Resolved labels of the cluster: defaults < template labels < cluster labels."""
-    return label_table.resolve(_attr(template, "labels"), _attr(cluster, "labels"))
+    return label_table.resolve(view.labels)
 
 
-def nodegroup_labels(cluster: Any, template: Any, nodegroup: Any) -> dict[str, str]:
+def nodegroup_labels(view: ClusterView, nodegroup: NodeGroupRow) -> dict[str, str]:
     """Labels a node group's nodes see: its own labels, cluster-only labels from the cluster."""
-    resolved = label_table.resolve(_attr(template, "labels"), _attr(cluster, "labels"),
-                                   _attr(nodegroup, "labels"))
-    base = cluster_labels(cluster, template)
+    resolved = label_table.resolve(view.labels, nodegroup.labels)
+    base = cluster_labels(view)
     for name in label_table.CLUSTER_ONLY:
         if name in base:
             resolved[name] = base[name]
@@ -119,16 +116,16 @@ def _size(value: Any) -> int:
         return 0
 
 
-def features(cluster: Any, template: Any, nodegroups: list[Any],
-             nodegroup: Any | None = None) -> Features:
+def features(view: ClusterView, nodegroup: NodeGroupRow | None = None) -> Features:
     """The template-shaping facts of a cluster (or of one extra node group's stack)."""
-    labels = cluster_labels(cluster, template)
-    lb = bool(_first(_attr(cluster, "master_lb_enabled"), template.master_lb_enabled))
-    fip = bool(_first(_attr(cluster, "floating_ip_enabled"), template.floating_ip_enabled))
+    cluster, template = view.cluster, view.template
+    labels = cluster_labels(view)
+    lb = bool(_first(cluster.master_lb_enabled, template.master_lb_enabled))
+    fip = bool(_first(cluster.floating_ip_enabled, template.floating_ip_enabled))
     lb_fip = lb and label_table.parse_bool(labels.get("master_lb_floating_ip_enabled"), fip)
     existing = bool(_first(cluster.fixed_network, template.fixed_network))
-    master = settings.default_master(nodegroups)
-    worker = nodegroup if nodegroup is not None else settings.default_worker(nodegroups)
+    master = view.master
+    worker = nodegroup if nodegroup is not None else view.worker
     return Features(
         existing_network=existing, master_lb=lb, floating_ip=fip, lb_floating_ip=lb_fip,
         etcd_volume=_size(labels.get("etcd_volume_size")) > 0,
@@ -160,13 +157,14 @@ def _glance_url(res: ClusterResources) -> str:
     return (res.url_for("image") or "").rstrip("/")
 
 
-def _pods_cidr(template: Any, labels: dict[str, str]) -> str:
+def _pods_cidr(template: TemplateRow, labels: dict[str, str]) -> str:
     if (template.network_driver or "flannel") == "calico":
         return labels["calico_ipv4pool"]
     return labels["flannel_network_cidr"]
 
 
-def _cloud_provider_enabled(template: Any, labels: dict[str, str], trust_id: str | None) -> bool:
+def _cloud_provider_enabled(template: TemplateRow, labels: dict[str, str],
+                            trust_id: str | None) -> bool:
     enabled = label_table.parse_bool(labels.get("cloud_provider_enabled"), bool(trust_id))
     if enabled and not trust_id:
         raise exception.InvalidParameterValue(
@@ -198,7 +196,7 @@ def _volume_type(label: str | None, default: str, size: int) -> str:
     return (label or default or "") if size > 0 else ""
 
 
-def _no_proxy(template: Any, labels: dict[str, str]) -> str:
+def _no_proxy(template: TemplateRow, labels: dict[str, str]) -> str:
     if not template.no_proxy:
         return ""
     return f"{template.no_proxy},{labels['fixed_subnet_cidr']}"
@@ -209,10 +207,10 @@ def _allowed_cidrs(labels: dict[str, str]) -> list[str]:
     return given + [labels["fixed_subnet_cidr"]] if given else []
 
 
-def _scaling_bounds(nodegroup: Any, labels: dict[str, str]) -> tuple[Any, Any]:
+def _scaling_bounds(nodegroup: NodeGroupRow, labels: dict[str, str]) -> tuple[Any, Any]:
     """A node group's autoscaling range: its own min/max, else the labels, else 0..count+1."""
-    return (_first(_attr(nodegroup, "min_node_count"), labels.get("min_node_count"), 0),
-            _first(_attr(nodegroup, "max_node_count"), labels.get("max_node_count"),
+    return (_first(nodegroup.min_node_count, labels.get("min_node_count"), 0),
+            _first(nodegroup.max_node_count, labels.get("max_node_count"),
                    int(nodegroup.node_count or 0) + 1))
 
 
@@ -223,7 +221,7 @@ def _helm_client_sha256(labels: dict[str, str]) -> str:
     return HELM_CLIENT_SHA256.get(labels.get("helm_client_tag", ""), "")
 
 
-def _kube_tag(labels: dict[str, str], cluster: Any) -> str:
+def _kube_tag(labels: dict[str, str], cluster: ClusterRow) -> str:
     return labels.get("kube_tag") or cluster.coe_version or label_table.LABELS["kube_tag"].default
 
 
@@ -236,17 +234,17 @@ def _checked(field: str, value: str, check: grammar.Check) -> str:
     return value
 
 
-def _node_labels(nodegroup: Any) -> str:
+def _node_labels(nodegroup: NodeGroupRow) -> str:
     """The group's Kubernetes node labels as kubelet's ``--node-labels`` list."""
-    labels = _attr(nodegroup, "node_labels") or {}
+    labels = nodegroup.node_labels or {}
     _checked("node_labels", labels, grammar.node_labels)
     return ",".join(f"{key}={'' if value is None else value}"
                     for key, value in sorted(labels.items()))
 
 
-def _node_taints(nodegroup: Any) -> str:
+def _node_taints(nodegroup: NodeGroupRow) -> str:
     """The group's taints as kubelet's ``--register-with-taints`` list."""
-    taints = _attr(nodegroup, "node_taints") or []
+    taints = nodegroup.node_taints or []
     _checked("node_taints", taints, grammar.node_taints)
     return ",".join(f"{t['key']}={t.get('value') or ''}:{t['effect']}" for t in taints)
 
@@ -255,7 +253,7 @@ def _digest(node_labels: str, node_taints: str) -> str:
     return hashlib.sha256(json.dumps([node_labels, node_taints]).encode()).hexdigest()[:16]
 
 
-def node_labels_digest(nodegroup: Any) -> str:
+def node_labels_digest(nodegroup: NodeGroupRow) -> str:
     """A digest of what the kubelet registers the group's nodes with (labels, taints): a
     stack parameter, so a change of either is seen and rolled out."""
     return _digest(_node_labels(nodegroup), _node_taints(nodegroup))
@@ -282,12 +280,13 @@ def nodes_trustee(res: ClusterResources) -> TrusteeCredentials:
     return res.trustee() if CONF.trust.cluster_user_trust else _NO_TRUSTEE
 
 
-def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
-             nodegroups: list[Any], nodegroup: Any, labels: dict[str, str]) -> dict[str, str]:
+def node_env(res: ClusterResources, profile: OsProfile, view: ClusterView,
+             nodegroup: NodeGroupRow, labels: dict[str, str]) -> dict[str, str]:
     """The settings one node group's nodes boot with (keys upper-case): the labels of
     :data:`labels.NODE_ENV` and what the driver derives; nothing else a tenant sent."""
+    cluster, template = view.cluster, view.template
     trustee = nodes_trustee(res)
-    cluster_lbls = cluster_labels(cluster, template)
+    cluster_lbls = cluster_labels(view)
     is_master = settings.is_master(nodegroup)
     env = _exported_labels(labels)
     tls_disabled = bool(template.tls_disabled)
@@ -298,9 +297,8 @@ def node_env(res: ClusterResources, profile: OsProfile, cluster: Any, template: 
     if ingress == "octavia" and not octavia:
         raise exception.InvalidParameterValue(
             err="ingress_controller=octavia needs Octavia in the service catalog.")
-    worker = settings.default_worker(nodegroups)
-    worker_min, worker_max = _scaling_bounds(worker,
-                                             nodegroup_labels(cluster, template, worker))
+    worker = view.worker
+    worker_min, worker_max = _scaling_bounds(worker, nodegroup_labels(view, worker))
     env.update({
         "KUBE_TAG": _checked("kube_tag", _kube_tag(labels, cluster), grammar.version),
         "CLUSTER_UUID": cluster.uuid,
@@ -382,11 +380,11 @@ def decode_env(blob: str) -> dict[str, str]:
     return env
 
 
-def _common(res: ClusterResources, cluster: Any, template: Any,
-            labels: dict[str, str]) -> dict[str, Any]:
+def _common(res: ClusterResources, view: ClusterView, labels: dict[str, str]) -> dict[str, Any]:
+    cluster, template = view.cluster, view.template
     return {
         "cluster_uuid": cluster.uuid,
-        "ssh_key_name": cluster.keypair or _attr(template, "keypair_id") or "",
+        "ssh_key_name": cluster.keypair or template.keypair_id or "",
         "external_network": template.external_network_id or "",
         "kube_tag": _kube_tag(labels, cluster),
         "nodes_affinity_policy": CONF.cluster.nodes_affinity_policy,
@@ -401,20 +399,19 @@ def _common(res: ClusterResources, cluster: Any, template: Any,
     }
 
 
-def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
-                       nodegroups: list[Any],
+def cluster_parameters(res: ClusterResources, profile: OsProfile, view: ClusterView,
                        service_account: ServiceAccountKeys | None,
                        master_restore: dict[str, str] | None = None) -> dict[str, Any]:
     """Parameters of the cluster stack (network, API endpoint, masters, default workers);
     ``master_restore``: the etcd snapshot a replaced lone master restores from."""
-    labels = cluster_labels(cluster, template)
-    master = settings.default_master(nodegroups)
-    worker = settings.default_worker(nodegroups)
+    cluster, template = view.cluster, view.template
+    labels = cluster_labels(view)
+    master, worker = view.master, view.worker
     tls_disabled = bool(template.tls_disabled)
     etcd_size = _size(labels.get("etcd_volume_size"))
     master_docker = _size(_first(master.docker_volume_size, cluster.docker_volume_size))
     worker_docker = _size(_first(worker.docker_volume_size, cluster.docker_volume_size))
-    params = _common(res, cluster, template, labels)
+    params = _common(res, view, labels)
     params.update({
         "dns_nameserver": template.dns_nameserver or "8.8.8.8",
         "fixed_subnet_cidr": labels["fixed_subnet_cidr"],
@@ -433,7 +430,7 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "minions_to_remove": [],
         "kube_version": _kube_tag(labels, cluster),
         "master_kube_tag": _kube_tag(labels, cluster),
-        "minion_kube_tag": _kube_tag(nodegroup_labels(cluster, template, worker), cluster),
+        "minion_kube_tag": _kube_tag(nodegroup_labels(view, worker), cluster),
         "etcd_volume_size": etcd_size,
         "etcd_volume_type": _volume_type(labels.get("etcd_volume_type"),
                                          CONF.cinder.default_etcd_volume_type, etcd_size),
@@ -452,11 +449,10 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
         "master_generation": 0,
         "worker_generation": 0,
         "master_bootstrap_env": encode_env({
-            **node_env(res, profile, cluster, template, nodegroups, master, labels),
+            **node_env(res, profile, view, master, labels),
             **(master_restore or {})}),
         "worker_bootstrap_env": encode_env(
-            node_env(res, profile, cluster, template, nodegroups, worker,
-                     nodegroup_labels(cluster, template, worker))),
+            node_env(res, profile, view, worker, nodegroup_labels(view, worker))),
         "worker_node_labels_digest": node_labels_digest(worker),
     })
     if service_account is not None:
@@ -465,13 +461,14 @@ def cluster_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, 
     return params
 
 
-def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any, template: Any,
-                         nodegroups: list[Any], nodegroup: Any,
+def nodegroup_parameters(res: ClusterResources, profile: OsProfile, view: ClusterView,
+                         nodegroup: NodeGroupRow,
                          cluster_outputs: dict[str, Any]) -> dict[str, Any]:
     """Parameters of an extra node group's own stack, wired to the cluster stack's outputs."""
-    labels = nodegroup_labels(cluster, template, nodegroup)
+    cluster, template = view.cluster, view.template
+    labels = nodegroup_labels(view, nodegroup)
     docker = _size(_first(nodegroup.docker_volume_size, cluster.docker_volume_size))
-    params = _common(res, cluster, template, labels)
+    params = _common(res, view, labels)
     params.update({
         "nodegroup_name": nodegroup.name,
         "number_of_minions": int(nodegroup.node_count or 0),
@@ -485,10 +482,10 @@ def nodegroup_parameters(res: ClusterResources, profile: OsProfile, cluster: Any
         "fixed_subnet": cluster_outputs.get("fixed_subnet") or "",
         "security_group": cluster_outputs.get("worker_security_group") or "",
         "api_private_address": cluster_outputs.get("api_private_address") or "",
-        "pods_network_cidr": _pods_cidr(template, cluster_labels(cluster, template)),
+        "pods_network_cidr": _pods_cidr(template, cluster_labels(view)),
         "generation": 0,
         "bootstrap_env": encode_env(
-            node_env(res, profile, cluster, template, nodegroups, nodegroup, labels)),
+            node_env(res, profile, view, nodegroup, labels)),
         "node_labels_digest": node_labels_digest(nodegroup),
     })
     return params

@@ -16,6 +16,7 @@ from oslo_log import log as logging
 
 from drivers.heat.renderer import Rendered
 from magnum_common import utils
+from magnum_common.drivers.view import ClusterRow, NodeGroupRow
 
 LOG = logging.getLogger(__name__)
 
@@ -28,12 +29,12 @@ def _sanitize(name: str | None, length: int) -> str:
     return text if text and text[0].isalpha() else f"k8s-{text}".rstrip("-")
 
 
-def cluster_stack_name(cluster: Any) -> str:
+def cluster_stack_name(cluster: ClusterRow) -> str:
     """``<name[:30]>-<short id of the cluster uuid>``: stable for the cluster's lifetime."""
     return f"{_sanitize(cluster.name, 30)}-{utils.short_id(cluster.uuid)}"
 
 
-def nodegroup_stack_name(cluster: Any, nodegroup: Any) -> str:
+def nodegroup_stack_name(cluster: ClusterRow, nodegroup: NodeGroupRow) -> str:
     return (f"{_sanitize(cluster.name, 20)}-{_sanitize(nodegroup.name, 9)}-"
             f"{utils.short_id(nodegroup.uuid)}")
 

@@ -11,10 +11,11 @@ hands its data over through a snapshot first (:mod:`drivers.heat.etcd_handover`)
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
 
 from drivers.heat import labels as label_table
 from magnum_common import exception
+from magnum_common.drivers.view import ClusterRow, ClusterView, NodeGroupRow, TemplateRow
 
 #: Labels an upgrade takes from the new template even when the cluster set them itself.
 VERSION_LABELS = frozenset({
@@ -23,20 +24,8 @@ VERSION_LABELS = frozenset({
 })
 
 
-class Overlay:
-    """A read-only view of a DB row with some attributes replaced."""
-
-    def __init__(self, row: Any, **overrides: Any) -> None:
-        self._row = row
-        self._overrides = overrides
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self._overrides:
-            return self._overrides[name]
-        return getattr(self._row, name)
-
-
-def upgraded_labels(cluster: Any, new_template: Any) -> dict[str, str]:
+def upgraded_labels(cluster: ClusterRow | NodeGroupRow,
+                    new_template: TemplateRow) -> dict[str, str]:
     """The cluster's labels after an upgrade to ``new_template``.
 
     The cluster keeps its own settings; versions (``*_tag`` and the labels above) come from
@@ -47,6 +36,21 @@ def upgraded_labels(cluster: Any, new_template: Any) -> dict[str, str]:
         if name.endswith("_tag") or name in VERSION_LABELS or name not in labels:
             labels[name] = value
     return labels
+
+
+def target(view: ClusterView, new_template: TemplateRow,
+           nodegroup: NodeGroupRow) -> ClusterView:
+    """The cluster as an upgrade of ``nodegroup`` (all default groups for a default one)
+    leaves it: on ``new_template``, the cluster and the rolled groups with their upgraded
+    labels."""
+    rolled = {ng.uuid for ng in view.nodegroups
+              if (ng.is_default if nodegroup.is_default else ng.uuid == nodegroup.uuid)}
+    return dataclasses.replace(
+        view, template=new_template,
+        cluster=dataclasses.replace(view.cluster,
+                                    labels=upgraded_labels(view.cluster, new_template)),
+        nodegroups=tuple(dataclasses.replace(ng, labels=upgraded_labels(ng, new_template))
+                         if ng.uuid in rolled else ng for ng in view.nodegroups))
 
 
 def check_version(current: str | None, target: str) -> None:

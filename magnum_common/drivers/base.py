@@ -3,8 +3,9 @@
 The conductor owns the cluster's lifecycle (state machine, lease, trust, certificates,
 status sync); a driver owns the translation of a cluster, its template and its node groups
 into stacks on its backend (Heat for the shipped drivers), and asking the backend how those
-stacks are doing. The conductor passes database rows (read-only for the driver) plus a
-``ClusterResources`` giving the driver what it may need from the outside world; the driver
+stacks are doing. The conductor passes a ``view.ClusterView`` (a frozen snapshot of the
+rows, the one shape a driver sees a cluster in) plus a ``ClusterResources`` giving the
+driver what it may need from the outside world; the driver
 returns what changed (stack ids, stack states, parsed outputs) and never writes the
 database itself. Transient backend failures are the driver's to retry; a change the
 backend refuses because the stack is still busy with an earlier one raises
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
 from magnum_common import exception
+from magnum_common.drivers.view import ClusterRow, ClusterView, NodeGroupRow, TemplateRow
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,7 +113,8 @@ class Monitor(Protocol):
 
 
 class Driver(abc.ABC):
-    """A COE driver. Cluster, template and node group arguments are DB rows."""
+    """A COE driver. It sees a cluster as a ``ClusterView``; node group arguments are
+    groups of that view."""
 
     #: Entry-point name in the ``magnum.drivers`` group.
     name: ClassVar[str] = ""
@@ -136,8 +139,8 @@ class Driver(abc.ABC):
 
     # --- cluster ---------------------------------------------------------------------------
     @abc.abstractmethod
-    def create_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                       nodegroups: list[Any], timeout_mins: int) -> str:
+    def create_cluster(self, res: ClusterResources, view: ClusterView,
+                       timeout_mins: int) -> str:
         """Create the cluster's stack; return its id.
 
         Idempotent: when a stack of this cluster already exists (a retried or recovered
@@ -145,18 +148,19 @@ class Driver(abc.ABC):
         """
 
     @abc.abstractmethod
-    def resize_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                       nodegroups: list[Any], nodegroup: Any, node_count: int,
+    def resize_cluster(self, res: ClusterResources, view: ClusterView,
+                       nodegroup: NodeGroupRow, node_count: int,
                        nodes_to_remove: list[str], rollback: bool = False) -> None:
         """Scale one node group to ``node_count``, removing ``nodes_to_remove`` first."""
 
     @abc.abstractmethod
-    def upgrade_cluster(self, res: ClusterResources, cluster: Any, template: Any,
-                        new_template: Any, nodegroups: list[Any], nodegroup: Any,
+    def upgrade_cluster(self, res: ClusterResources, view: ClusterView,
+                        new_template: TemplateRow, nodegroup: NodeGroupRow,
                         max_batch_size: int) -> None:
         """Roll ``nodegroup`` (masters first for default groups) to ``new_template``."""
 
-    def upgraded_labels(self, row: Any, new_template: Any) -> dict[str, str]:
+    def upgraded_labels(self, row: ClusterRow | NodeGroupRow,
+                        new_template: TemplateRow) -> dict[str, str]:
         """The labels a cluster or rolled node group carries after ``upgrade_cluster``.
 
         The conductor stores them, so later updates build stacks at the new versions.
@@ -164,48 +168,46 @@ class Driver(abc.ABC):
         return {**(row.labels or {}), **(new_template.labels or {})}
 
     @abc.abstractmethod
-    def delete_cluster(self, res: ClusterResources, cluster: Any,
-                       nodegroups: list[Any]) -> None:
+    def delete_cluster(self, res: ClusterResources, view: ClusterView) -> None:
         """Delete every stack of the cluster; a missing stack is not an error."""
 
     @abc.abstractmethod
-    def find_stacks(self, res: ClusterResources, cluster: Any,
-                    nodegroups: list[Any]) -> dict[str, str]:
-        """Map each node group UUID to its live stack, found by the recorded id or, when
+    def find_stacks(self, res: ClusterResources, view: ClusterView,
+                    nodegroups: Sequence[NodeGroupRow] | None = None) -> dict[str, str]:
+        """Map each node group UUID (of ``nodegroups``, by default all of the view's) to
+        its live stack, found by the recorded id or, when
         none was recorded (a create whose answer was lost, or superseded by a DELETE before
         it saved the id), by the name the driver gives its stacks. Stacks that are gone are
         left out; the delete then has nothing to wait for."""
 
     # --- node groups -----------------------------------------------------------------------
     @abc.abstractmethod
-    def create_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroups: list[Any], nodegroup: Any) -> str:
+    def create_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> str:
         """Create a node group's stack (idempotent as create_cluster); return its id."""
 
     @abc.abstractmethod
-    def update_nodegroup(self, res: ClusterResources, cluster: Any, template: Any,
-                         nodegroups: list[Any], nodegroup: Any) -> None:
+    def update_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> None:
         """Apply a node group's changed settings to its nodes (node labels and taints);
         min/max counts need no stack change. Idempotent: settings the nodes have already
         are not applied twice."""
 
     @abc.abstractmethod
-    def delete_nodegroup(self, res: ClusterResources, cluster: Any, nodegroup: Any) -> None:
+    def delete_nodegroup(self, res: ClusterResources, view: ClusterView,
+                         nodegroup: NodeGroupRow) -> None:
         """Delete a node group's stack; a missing stack is not an error."""
 
     # --- certificates and credentials ------------------------------------------------------
-    def rotate_ca_certificate(self, res: ClusterResources, cluster: Any, template: Any,
-                              nodegroups: list[Any]) -> None:
+    def rotate_ca_certificate(self, res: ClusterResources, view: ClusterView) -> None:
         raise exception.NotSupported(operation="Rotating the CA certificate")
 
-    def check_credential_rotation(self, res: ClusterResources, cluster: Any,
-                                  nodegroups: list[Any]) -> None:
+    def check_credential_rotation(self, res: ClusterResources, view: ClusterView) -> None:
         """Refuse (NotSupported) a rotation ``rotate_credential`` could not carry out,
         before the conductor creates the new trustee; by default every rotation can."""
         return None
 
-    def rotate_credential(self, res: ClusterResources, cluster: Any, template: Any,
-                          nodegroups: list[Any]) -> bool:
+    def rotate_credential(self, res: ClusterResources, view: ClusterView) -> bool:
         """Give the nodes the cluster's trustee and trust (the row's, just replaced by the
         conductor); True when that started stack work the conductor waits for, False when
         the nodes hold none. Idempotent: nodes that have them already are left alone."""
@@ -213,7 +215,7 @@ class Driver(abc.ABC):
 
     # --- status ----------------------------------------------------------------------------
     @abc.abstractmethod
-    def stack_ids(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+    def stack_ids(self, view: ClusterView) -> dict[str, str]:
         """Map each node group UUID to the stack that holds it."""
 
     @abc.abstractmethod
@@ -251,15 +253,15 @@ class Driver(abc.ABC):
         raise exception.NotSupported(operation="Deleting an orphaned stack")
 
     @abc.abstractmethod
-    def read_outputs(self, res: ClusterResources, cluster: Any, template: Any,
-                     nodegroups: list[Any], stack_id: str) -> StackOutputs:
+    def read_outputs(self, res: ClusterResources, view: ClusterView,
+                     stack_id: str) -> StackOutputs:
         """Read a finished stack (one of the cluster's) into row values."""
 
     def failure_details(self, res: ClusterResources, stack_id: str) -> str:
         """What failed inside a failed stack, for the status reason ('' when unknown)."""
         return ""
 
-    def get_monitor(self, res: ClusterResources, cluster: Any, template: Any) -> Monitor | None:
+    def get_monitor(self, res: ClusterResources, view: ClusterView) -> Monitor | None:
         return None
 
     # --- validation (used by the API before anything is recorded) --------------------------
@@ -267,7 +269,8 @@ class Driver(abc.ABC):
         if master_count < 1 or master_count % 2 == 0:
             raise exception.MasterNGSizeInvalid(requested_size=master_count)
 
-    def trust_features(self, labels: dict[str, str] | None, template: Any) -> list[str]:
+    def trust_features(self, labels: dict[str, str] | None,
+                       template: TemplateRow) -> list[str]:
         """The features of a cluster with these labels (on ``template``) that call
         OpenStack from its nodes through the trust, as ``magnum_common.trust_roles`` names
         them (``cloud_provider``, ``cinder_csi``...): the trust delegates their roles."""

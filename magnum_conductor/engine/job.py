@@ -25,6 +25,7 @@ from magnum_common.db.nodegroups import nodegroups
 from magnum_common.db.operations import operations as records
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver
+from magnum_common.drivers.view import ClusterView
 from magnum_conductor.engine.lease import Lease, LeaseLost
 from magnum_conductor.engine.resources import Resources
 
@@ -142,6 +143,12 @@ class Job:
 
     def nodegroups(self) -> list[models.NodeGroup]:
         return nodegroups.list(None, {"cluster_id": self.uuid})
+
+    def view(self, nodegroups: list[models.NodeGroup] | None = None) -> ClusterView:
+        """The cluster as its driver is handed it: the rows as they are now (or with the
+        ``nodegroups`` the handler has just read), one snapshot per driver call."""
+        return ClusterView.of(self.cluster, self.template,
+                              self.nodegroups() if nodegroups is None else nodegroups)
 
     def nodegroup(self, uuid: str) -> models.NodeGroup:
         return nodegroups.get_in_cluster(None, self.uuid, uuid)

@@ -14,7 +14,9 @@ from oslo_log import log as logging
 from magnum_common import states
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
+from magnum_common.db.nodegroups import nodegroups
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView
 from magnum_conductor.engine.resources import Resources
 from magnum_conductor.status.hashring import Partition
 
@@ -26,7 +28,8 @@ def poll_cluster(cluster: Any) -> tuple[str, dict[str, Any]] | None:
     try:
         template = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
         driver = registry.get_driver_for_template(template)
-        monitor = driver.get_monitor(Resources(None, cluster), cluster, template)
+        monitor = driver.get_monitor(Resources(None, cluster), ClusterView.of(
+            cluster, template, nodegroups.list(None, {"cluster_id": cluster.uuid})))
         if monitor is None:
             return None
         status, reason = monitor.poll_health()

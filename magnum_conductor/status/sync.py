@@ -418,13 +418,13 @@ class StatusSync:
         """
         values: dict[str, Any] = {}
         seen: set[str] = set()
+        view = job.view(ngs)
         for ng in ngs:
             if ng.uuid not in finished or not ng.stack_id or ng.stack_id in seen:
                 continue
             seen.add(ng.stack_id)
             try:
-                outputs = job.driver.read_outputs(job.resources, job.cluster, job.template, ngs,
-                                                  ng.stack_id)
+                outputs = job.driver.read_outputs(job.resources, view, ng.stack_id)
             except Exception as exc:
                 LOG.warning("Could not read the outputs of stack %s (%s); retrying next round",
                             ng.stack_id, exc)

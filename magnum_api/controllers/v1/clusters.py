@@ -22,6 +22,7 @@ from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.drivers import registry, settings
+from magnum_common.drivers.view import TemplateRow
 
 TAG = "clusters"
 ACCEPTED = base.accepted_response("Accepted: the cluster's UUID (the operation record's in "
@@ -183,7 +184,8 @@ class ClustersController(base.RestController):
         grammar.check(grammar.CLUSTER, cluster)  # what the template gave too
         driver.validate_labels(cluster["labels"])
         rules.check_trusted_volume_driver(template.volume_driver)
-        trust_roles.check(ctx.roles, driver.trust_features(cluster["labels"], template))
+        trust_roles.check(ctx.roles, driver.trust_features(cluster["labels"],
+                                                           TemplateRow.of(template)))
         services = Services(ctx)
         size = settings.boot_volume_size(cluster["labels"])
         for key in ("flavor_id", "master_flavor_id"):

@@ -9,6 +9,7 @@ from magnum_api.schemas import types
 from magnum_common import conductor_api, exception, states, trust_roles
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
+from magnum_common.drivers.view import TemplateRow
 
 
 class CredentialsController(base.RestController):
@@ -37,6 +38,7 @@ class CredentialsController(base.RestController):
         template = cluster_templates.get_by_uuid(None, cluster.cluster_template_id)
         check_driver_supports(template, "rotate_credential",
                               "Credential rotation is not supported by driver.")
-        trust_roles.check(ctx.roles, driver_of(template).trust_features(cluster.labels, template))
+        trust_roles.check(ctx.roles, driver_of(template).trust_features(
+            cluster.labels, TemplateRow.of(template)))
         record = conductor_api.ConductorAPI().credential_rotate(ctx, cluster.uuid)
         return base.accepted({"uuid": cluster.uuid}, record)

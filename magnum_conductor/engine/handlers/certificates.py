@@ -39,8 +39,7 @@ def run_rotate_ca(job: Job) -> None:
                                     commit=commit)
     lifecycle.authenticate(job)
     with lifecycle.stack_request(job, "stack_update"):
-        job.driver.rotate_ca_certificate(job.resources, job.cluster,
-                                         job.template, job.nodegroups())
+        job.driver.rotate_ca_certificate(job.resources, job.view())
     job.finish(status_reason="Rotating the cluster's CA certificates.")
 
 
@@ -99,13 +98,14 @@ def run_rotate_credential(job: Job) -> None:
         if "retiring" in args:
             step.outcome = "present"
         else:
-            job.driver.check_credential_rotation(job.resources, job.cluster, job.nodegroups())
+            view = job.view()
+            job.driver.check_credential_rotation(job.resources, view)
             generation = utils.short_id(args["operation_id"])
             job.effect_pending("trust", trustee_username=trust.rotated_trustee_username(
                 job.cluster, generation))
             new = trust.create_rotated_trustee_and_trust(
                 job.context, job.cluster, generation,
-                job.driver.trust_features(job.cluster.labels, job.template))
+                job.driver.trust_features(job.cluster.labels, view.template))
             retiring = {key: getattr(job.cluster, key) for key in (*TRUSTEE_COLUMNS,
                                                                     "user_id")}
             # the rotator is the trustor now: the cluster acts as them (certificate:get...)
@@ -120,8 +120,7 @@ def run_rotate_credential(job: Job) -> None:
                                   "trust_id": retired.get("trust_id")})
     lifecycle.authenticate(job)
     with lifecycle.stack_request(job, "stack_update"):
-        pushed = job.driver.rotate_credential(job.resources, job.cluster, job.template,
-                                              job.nodegroups())
+        pushed = job.driver.rotate_credential(job.resources, job.view())
     if pushed:
         with lifecycle.step(job, "nodes"):
             _wait_for_stacks(job)
@@ -141,8 +140,7 @@ def _wait_for_stacks(job: Job) -> None:
     """Until Heat has finished the cluster's stack updates; their failure fails the
     rotation (the previous pair stays: nodes not yet replaced still hold it). Bounded by
     the operation's timeout; the lease's loss ends it."""
-    ids = sorted({stack for stack in job.driver.stack_ids(job.cluster,
-                                                          job.nodegroups()).values()})
+    ids = sorted(set(job.driver.stack_ids(job.view()).values()))
     sent = time.monotonic()
     seen_busy = False
     while True:

@@ -18,6 +18,7 @@ from magnum_common import outbound, states
 from magnum_common.context import make_admin_context
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.drivers import settings
+from magnum_common.drivers.view import TemplateRow
 from magnum_conductor.conf import CONF
 from magnum_conductor.engine import lifecycle, notifications
 from magnum_conductor.engine.job import Job
@@ -31,9 +32,9 @@ def create_timeout(cluster: Any) -> int:
 
 
 def _assign_stack_ids(job: Job) -> None:
-    ngs = job.nodegroups()
-    mapping = job.driver.stack_ids(job.cluster, ngs)
-    for ng in ngs:
+    view = job.view()
+    mapping = job.driver.stack_ids(view)
+    for ng in view.nodegroups:
         stack_id = mapping.get(ng.uuid)
         if stack_id and stack_id != ng.stack_id:
             job.save_nodegroup(ng.uuid, stack_id=stack_id)
@@ -54,10 +55,9 @@ def run_create(job: Job) -> None:
     job.reload()  # both threads' writes (each reloads after its own)
     lifecycle.authenticate(job)
     with lifecycle.step(job, "stack_create"):
-        ngs = job.nodegroups()
+        view = job.view()
         job.effect_pending("stack_create")
-        stack_id = job.driver.create_cluster(job.resources, job.cluster,
-                                             job.template, ngs, create_timeout(job.cluster))
+        stack_id = job.driver.create_cluster(job.resources, view, create_timeout(job.cluster))
         job.save(stack_id=stack_id)
         job.effect_done("stack_create", stack_id=stack_id)
         _assign_stack_ids(job)
@@ -74,7 +74,7 @@ def _create_trust(job: Job) -> None:
             job.effect_pending("trust", trustee_username=trust.trustee_username(job.cluster))
             values = trust.create_trustee_and_trust(
                 job.context, job.cluster,
-                job.driver.trust_features(job.cluster.labels, job.template))
+                job.driver.trust_features(job.cluster.labels, TemplateRow.of(job.template)))
             job.save(**values)
         saved = job.reload()  # job.cluster may be the certificates thread's older read
         job.effect_done("trust", trustee_user_id=saved.trustee_user_id,
@@ -134,10 +134,11 @@ def _resize(job: Job, ng_uuid: str, node_count: int, nodes_to_remove: list[str],
     job.save_nodegroup(ng.uuid, node_count=node_count, status=states.UPDATE_IN_PROGRESS,
                        status_reason=f"Resizing to {node_count} nodes.")
     lifecycle.authenticate(job, ng_uuid)
-    ng = job.nodegroup(ng_uuid)
+    view = job.view()
+    ng = view.nodegroup(ng_uuid)
     with lifecycle.stack_request(job, "stack_update", ng_uuid):
-        job.driver.resize_cluster(job.resources, job.cluster, job.template,
-                        job.nodegroups(), ng, node_count, list(nodes_to_remove), rollback)
+        job.driver.resize_cluster(job.resources, view, ng, node_count,
+                                  list(nodes_to_remove), rollback)
     job.finish(status_reason=f"Resizing node group {ng.name} to {node_count} nodes.")
 
 
@@ -193,15 +194,19 @@ UPDATE = Operation(
 # --- upgrade ---------------------------------------------------------------------------
 def run_upgrade(job: Job) -> None:
     args = job.args
-    new_template = cluster_templates.get_by_uuid(None, args["cluster_template_uuid"])
-    ng = job.nodegroup(args["nodegroup_uuid"])
+    new_template = TemplateRow.of(
+        cluster_templates.get_by_uuid(None, args["cluster_template_uuid"]))
+    ng_uuid = job.nodegroup(args["nodegroup_uuid"]).uuid
     lifecycle.authenticate(job)
+    view = job.view()
+    ng = view.nodegroup(ng_uuid)
     with lifecycle.stack_request(job, "stack_update"):
-        job.driver.upgrade_cluster(job.resources, job.cluster, job.template, new_template,
-                                   job.nodegroups(), ng,
+        job.driver.upgrade_cluster(job.resources, view, new_template, ng,
                                    int(args.get("max_batch_size") or 1))
     # Later updates build stacks from the rows: record the versions the nodes now run.
-    rolled = [g for g in job.nodegroups() if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
+    view = job.view()
+    rolled = [g for g in view.nodegroups
+              if (g.is_default if ng.is_default else g.uuid == ng.uuid)]
     for group in rolled:
         job.save_nodegroup(group.uuid, labels=job.driver.upgraded_labels(group, new_template),
                            **({"status": states.UPDATE_IN_PROGRESS, "status_reason":
@@ -210,7 +215,7 @@ def run_upgrade(job: Job) -> None:
     values: dict[str, Any] = {}
     if ng.is_default:
         values["cluster_template_id"] = new_template.uuid
-        values["labels"] = job.driver.upgraded_labels(job.cluster, new_template)
+        values["labels"] = job.driver.upgraded_labels(view.cluster, new_template)
     job.finish(status_reason=f"Upgrading node group {ng.name} to cluster template "
                f"{new_template.name}.", **values)
 
@@ -240,7 +245,7 @@ def run_delete(job: Job) -> None:
                         status_reason="Deleting the cluster.")
     lifecycle.authenticate(job)
     with lifecycle.step(job, "stack_find") as step:
-        found = job.driver.find_stacks(job.resources, job.cluster, ngs)
+        found = job.driver.find_stacks(job.resources, job.view(ngs))
         step.outcome = "found" if found else "absent"
         if cleanup.watch_unconfirmed_stacks(job, ngs, found):
             step.outcome += "+watched"
@@ -253,9 +258,8 @@ def run_delete(job: Job) -> None:
     for ng in ngs:
         if found.get(ng.uuid, ng.stack_id) != ng.stack_id:
             job.save_nodegroup(ng.uuid, stack_id=found[ng.uuid])
-    ngs = job.nodegroups()
     with lifecycle.stack_request(job, "stack_delete"):
-        job.driver.delete_cluster(job.resources, job.cluster, ngs)
+        job.driver.delete_cluster(job.resources, job.view())
     job.finish(status_reason="Stack delete sent to Heat; waiting for it to complete.")
 
 

@@ -29,8 +29,8 @@ def run_create(job: Job) -> None:
     lifecycle.authenticate(job)
     with lifecycle.step(job, "stack_create"):
         job.effect_pending("stack_create", nodegroup=ng.uuid)
-        stack_id = job.driver.create_nodegroup(job.resources, job.cluster,
-                                               job.template, job.nodegroups(), ng)
+        view = job.view()
+        stack_id = job.driver.create_nodegroup(job.resources, view, view.nodegroup(ng.uuid))
         job.save_nodegroup(ng.uuid, stack_id=stack_id)
         job.effect_done("stack_create", stack_id=stack_id)
     job.finish(status_reason=f"Creating node group {ng.name}.")
@@ -43,9 +43,9 @@ def run_update(job: Job) -> None:
                        status_reason="Updating the node group.", **(args.get("values") or {}))
     ng = job.nodegroup(ng.uuid)
     lifecycle.authenticate(job)
+    view = job.view()
     with lifecycle.stack_request(job, "stack_update"):
-        job.driver.update_nodegroup(job.resources, job.cluster, job.template,
-                                    job.nodegroups(), ng)
+        job.driver.update_nodegroup(job.resources, view, view.nodegroup(ng.uuid))
     job.finish(status_reason=f"Updating node group {ng.name}.")
 
 
@@ -58,7 +58,9 @@ def run_delete(job: Job) -> None:
                        status_reason="Deleting the node group.")
     lifecycle.authenticate(job, ng.uuid)
     with lifecycle.step(job, "stack_find", ng.uuid) as step:
-        stack_id = job.driver.find_stacks(job.resources, job.cluster, [ng]).get(ng.uuid)
+        view = job.view()
+        stack_id = job.driver.find_stacks(job.resources, view,
+                                          [view.nodegroup(ng.uuid)]).get(ng.uuid)
         step.outcome = "found" if stack_id else "absent"
     if not stack_id:
         job.lease.ensure()
@@ -68,9 +70,9 @@ def run_delete(job: Job) -> None:
         return
     if stack_id != ng.stack_id:
         job.save_nodegroup(ng.uuid, stack_id=stack_id)
-        ng = job.nodegroup(ng.uuid)
+        view = job.view()
     with lifecycle.stack_request(job, "stack_delete"):
-        job.driver.delete_nodegroup(job.resources, job.cluster, ng)
+        job.driver.delete_nodegroup(job.resources, view, view.nodegroup(ng.uuid))
     job.finish(status_reason=f"Deleting node group {ng.name}.")
 
 

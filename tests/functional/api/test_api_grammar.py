@@ -15,6 +15,7 @@ from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView
 from tests.functional.api import support
 from tests.functional.api.conftest import headers
 from tests.functional.api.test_api_clusters import complete
@@ -240,8 +241,8 @@ def test_the_hostile_corpus_is_refused_or_inert_on_the_node(api, recorder, tmp_p
     assert cl.labels["my_note"] == value and cl.labels["other_note"] == value
     ct = cluster_templates.get_by_uuid(None, cl.cluster_template_id)
     ngs = clusters.nodegroups_of(None, [uuid])[uuid]
-    params = parameters.cluster_parameters(driver_support.Resources(), Driver.profile, cl, ct,
-                                           ngs, None)
+    params = parameters.cluster_parameters(driver_support.Resources(), Driver.profile,
+                                           ClusterView.of(cl, ct, ngs), None)
     for role in ("master", "worker"):
         files = node_harness.write_settings(tmp_path, params[f"{role}_bootstrap_env"], {})
         seen = node_harness.exported(tmp_path, files)

@@ -71,42 +71,42 @@ class StandinDriver(Driver):
         return {"number_of_masters": masters, "number_of_minions": minions}
 
     @retry.operation()
-    def create_cluster(self, res, cluster, template, nodegroups, timeout_mins):
-        return _find_or_create(_heat(res), stack_name(cluster), self._params(nodegroups),
-                               timeout_mins)
+    def create_cluster(self, res, view, timeout_mins):
+        return _find_or_create(_heat(res), stack_name(view.cluster),
+                               self._params(view.nodegroups), timeout_mins)
 
     @retry.operation()
-    def resize_cluster(self, res, cluster, template, nodegroups, nodegroup, node_count,
-                       nodes_to_remove, rollback=False):
-        stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
+    def resize_cluster(self, res, view, nodegroup, node_count, nodes_to_remove,
+                       rollback=False):
+        stack_id = nodegroup.stack_id if not nodegroup.is_default else view.cluster.stack_id
         _heat(res).stacks.update(stack_id, existing=True,
                                  parameters={"number_of_minions": node_count,
                                              "minions_to_remove": nodes_to_remove})
 
     @retry.operation()
-    def upgrade_cluster(self, res, cluster, template, new_template, nodegroups, nodegroup,
-                        max_batch_size):
-        stack_id = nodegroup.stack_id if not nodegroup.is_default else cluster.stack_id
+    def upgrade_cluster(self, res, view, new_template, nodegroup, max_batch_size):
+        stack_id = nodegroup.stack_id if not nodegroup.is_default else view.cluster.stack_id
         _heat(res).stacks.update(stack_id, existing=True, parameters={
             "kube_tag": (new_template.labels or {}).get("kube_tag"),
             "update_max_batch_size": max_batch_size})
 
     @retry.operation(missing_ok=True)
-    def delete_cluster(self, res, cluster, nodegroups):
+    def delete_cluster(self, res, view):
         heat = _heat(res)
-        for ng in nodegroups:
+        for ng in view.nodegroups:
             if not ng.is_default and ng.stack_id:
                 _delete(heat, ng.stack_id)
-        if cluster.stack_id:
-            _delete(heat, cluster.stack_id)
+        if view.cluster.stack_id:
+            _delete(heat, view.cluster.stack_id)
 
     @retry.operation()
-    def find_stacks(self, res, cluster, nodegroups):
+    def find_stacks(self, res, view, nodegroups=None):
         heat = _heat(res)
+        cluster = view.cluster
         project = cluster.project_id if res.as_service else None
         main = _lookup(heat, cluster.stack_id, stack_name(cluster), project)
         found = {}
-        for ng in nodegroups:
+        for ng in view.nodegroups if nodegroups is None else nodegroups:
             stack = main if ng.is_default else _lookup(heat, ng.stack_id,
                                                        stack_name(cluster, ng), project)
             if stack is not None:
@@ -114,28 +114,29 @@ class StandinDriver(Driver):
         return found
 
     @retry.operation()
-    def create_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
-        return _find_or_create(_heat(res), stack_name(cluster, nodegroup),
+    def create_nodegroup(self, res, view, nodegroup):
+        return _find_or_create(_heat(res), stack_name(view.cluster, nodegroup),
                                {"number_of_minions": nodegroup.node_count}, None)
 
-    def update_nodegroup(self, res, cluster, template, nodegroups, nodegroup):
+    def update_nodegroup(self, res, view, nodegroup):
         return None
 
     @retry.operation(missing_ok=True)
-    def delete_nodegroup(self, res, cluster, nodegroup):
+    def delete_nodegroup(self, res, view, nodegroup):
         _delete(_heat(res), nodegroup.stack_id)
 
     @retry.operation()
-    def rotate_ca_certificate(self, res, cluster, template, nodegroups):
-        _heat(res).stacks.update(cluster.stack_id, existing=True,
+    def rotate_ca_certificate(self, res, view):
+        _heat(res).stacks.update(view.cluster.stack_id, existing=True,
                                  parameters={"ca_rotated": "yes"})
 
     @retry.operation()
-    def rotate_credential(self, res, cluster, template, nodegroups):
+    def rotate_credential(self, res, view):
         """As the Heat drivers: the trustee, when nodes hold one, as a stack parameter."""
         if not CONF.trust.cluster_user_trust:
             return False
         heat = _heat(res)
+        cluster = view.cluster
         trustee = res.trustee().user_id
         if heat.stacks.get(cluster.stack_id).parameters.get("trustee_user_id") != trustee:
             heat.stacks.update(cluster.stack_id, existing=True,
@@ -160,9 +161,9 @@ class StandinDriver(Driver):
             _delete(heat, stack.id)
         return False
 
-    def stack_ids(self, cluster, nodegroups):
-        return {ng.uuid: cluster.stack_id if ng.is_default else ng.stack_id
-                for ng in nodegroups}
+    def stack_ids(self, view):
+        return {ng.uuid: view.cluster.stack_id if ng.is_default else ng.stack_id
+                for ng in view.nodegroups}
 
     def stack_states(self, session, stack_ids, as_service=False) -> StackPoll:
         return status.stack_states(client.heat(session), stack_ids, as_service)
@@ -170,24 +171,24 @@ class StandinDriver(Driver):
     def failure_details(self, res, stack_id):
         return status.failure_summary(_heat(res), stack_id)
 
-    def read_outputs(self, res, cluster, template, nodegroups, stack_id):
+    def read_outputs(self, res, view, stack_id):
         stack = status.finished_stack(_heat(res), stack_id)
         outputs = {o["output_key"]: o["output_value"] for o in stack.outputs or []}
         result = StackOutputs(api_address=f"https://{outputs['api_address']}:6443"
                               if outputs.get("api_address") else None,
                               coe_version="v1.30.0", container_version="1.0")
-        for ng in nodegroups:
+        for ng in view.nodegroups:
             if ng.stack_id != stack.id:
                 continue
             key = "kube_masters" if ng.role == "master" else "kube_minions"
             result.node_addresses[ng.uuid] = list(outputs.get(key) or [])
         return result
 
-    def get_monitor(self, res, cluster, template):
+    def get_monitor(self, res, view):
         base = res.url_for("identity")
         if not base:
             return None
-        return StandinMonitor(base.rsplit("/v3", 1)[0] + f"/k8s/{cluster.uuid}")
+        return StandinMonitor(base.rsplit("/v3", 1)[0] + f"/k8s/{view.uuid}")
 
 
 def _lookup(heat: Any, stack_id: str | None, name: str,

@@ -173,10 +173,10 @@ def test_sync_never_overwrites_a_node_group_a_newer_request_moved(conductor, sta
     queued: list[str] = []
     read_outputs = standin_driver.StandinDriver.read_outputs
 
-    def queue_a_resize_first(self, res, cluster_row, template, ngs, stack_id):
-        if not queued and cluster_row.status == states.UPDATE_IN_PROGRESS:
+    def queue_a_resize_first(self, res, view, stack_id):
+        if not queued and view.cluster.status == states.UPDATE_IN_PROGRESS:
             queued.append(api.cluster_resize(ctx, cluster.uuid, 3, worker.uuid))
-        return read_outputs(self, res, cluster_row, template, ngs, stack_id)
+        return read_outputs(self, res, view, stack_id)
 
     monkeypatch.setattr(standin_driver.StandinDriver, "read_outputs", queue_a_resize_first)
     moved: list[Any] = []

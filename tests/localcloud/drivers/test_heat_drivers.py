@@ -17,6 +17,7 @@ import pytest
 from drivers.heat import parameters, renderer, stack_ops, upgrade
 from magnum_common import exception
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView, NodeGroupRow, TemplateRow
 from tests.unit.drivers import support
 
 DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
@@ -120,14 +121,18 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
         ng.image_id = image
     master, worker = ngs
 
+    def view(template=ct) -> ClusterView:
+        """What the conductor hands the driver: the rows as they are now."""
+        return ClusterView.of(cl, template, ngs)
+
     # Create; a replayed create finds the same stack instead of making a second one.
-    stack_id = driver.create_cluster(resources, cl, ct, ngs, 20)
+    stack_id = driver.create_cluster(resources, view(), 20)
     cleanup.append(stack_id)
-    assert driver.create_cluster(resources, cl, ct, ngs, 20) == stack_id
+    assert driver.create_cluster(resources, view(), 20) == stack_id
     created = wait(heat, stack_id)
     assert created.stack_status == "CREATE_COMPLETE", created.stack_status_reason
     cl.stack_id = stack_id
-    out = driver.read_outputs(resources, cl, ct, ngs, stack_id)
+    out = driver.read_outputs(resources, view(), stack_id)
     assert out.api_address.startswith("https://") and out.api_address.endswith(":6443")
     assert len(out.node_addresses[master.uuid]) == masters
     assert len(out.node_addresses[worker.uuid]) == 1
@@ -140,41 +145,43 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
                                                else None)
 
     # Scale the default workers up.
-    driver.resize_cluster(resources, cl, ct, ngs, worker, 3, [])
+    driver.resize_cluster(resources, view(), NodeGroupRow.of(worker), 3, [])
     assert wait(heat, stack_id).stack_status == "UPDATE_COMPLETE"
     servers = stack_ops.live_outputs(heat, stack_id)["kube_minion_servers"]
     assert len(servers) == 3
 
     # Remove one named node: exactly that one goes.
     victim = sorted(servers)[1]
-    driver.resize_cluster(resources, cl, ct, ngs, worker, 2, [victim])
+    driver.resize_cluster(resources, view(), NodeGroupRow.of(worker), 2, [victim])
     stack = wait(heat, stack_id)
     assert stack.stack_status == "UPDATE_COMPLETE"
     left = stack_ops.live_outputs(heat, stack_id)["kube_minion_servers"]
     assert set(left) == set(servers) - {victim}
-    assert driver.read_outputs(resources, cl, ct, ngs, stack.id).node_counts[worker.uuid] == 2
+    assert driver.read_outputs(resources, view(), stack.id).node_counts[worker.uuid] == 2
 
     # Add a node group: its own stack wired to the cluster's network.
     extra = support.nodegroup(cl, "extra", "worker", 1, False, image_id=image)
     ngs.append(extra)
-    ng_stack = driver.create_nodegroup(resources, cl, ct, ngs, extra)
+    ng_stack = driver.create_nodegroup(resources, view(), NodeGroupRow.of(extra))
     cleanup.append(ng_stack)
     extra.stack_id = ng_stack
     stack = wait(heat, ng_stack)
     assert stack.stack_status == "CREATE_COMPLETE"
-    extra_outputs = driver.read_outputs(resources, cl, ct, ngs, ng_stack)
+    extra_outputs = driver.read_outputs(resources, view(), ng_stack)
     assert len(extra_outputs.node_addresses[extra.uuid]) == 1
-    assert driver.stack_ids(cl, ngs)[extra.uuid] == ng_stack
+    assert driver.stack_ids(view())[extra.uuid] == ng_stack
 
     # Upgrade: a downgrade is refused; a newer version replaces every node, masters first.
     older = support.template(labels={"kube_tag": "v1.30.9", **etcd}, **LOCAL_NETWORK)
     with pytest.raises(exception.InvalidParameterValue):
-        driver.upgrade_cluster(resources, cl, ct, older, ngs, master, 1)
+        driver.upgrade_cluster(resources, view(), TemplateRow.of(older),
+                               NodeGroupRow.of(master), 1)
     newer = support.template(image_id=image, floating_ip_enabled=True, keypair_id=None,
                              master_lb_enabled=lb, labels={"kube_tag": "v1.32.1", **etcd},
                              **LOCAL_NETWORK)
     before = set(_servers(heat, stack_id).values())
-    driver.upgrade_cluster(resources, cl, ct, newer, ngs, master, 1)
+    driver.upgrade_cluster(resources, view(), TemplateRow.of(newer),
+                               NodeGroupRow.of(master), 1)
     stack = wait(heat, stack_id)
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     after = set(_servers(heat, stack_id).values())
@@ -184,8 +191,9 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     assert stack.parameters["minion_kube_tag"] == "v1.32.1"
     assert (stack.parameters["master_generation"], stack.parameters["worker_generation"]) == (
         "1", "1")
-    assert driver.read_outputs(resources, cl, ct, ngs, stack.id).coe_version == "v1.32.1"
-    driver.upgrade_cluster(resources, cl, ct, newer, ngs, extra, 1)
+    assert driver.read_outputs(resources, view(), stack.id).coe_version == "v1.32.1"
+    driver.upgrade_cluster(resources, view(), TemplateRow.of(newer),
+                               NodeGroupRow.of(extra), 1)
     stack = wait(heat, ng_stack)
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert stack.parameters["kube_tag"] == "v1.32.1" and stack.parameters["generation"] == "1"
@@ -196,7 +204,7 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
     for ng in ngs:
         ng.labels = upgrade.upgraded_labels(ng, newer)
     before = set(_servers(heat, stack_id).values())
-    driver.rotate_ca_certificate(resources, cl, newer, ngs)
+    driver.rotate_ca_certificate(resources, view(newer))
     for sid in (stack_id, ng_stack):
         stack = wait(heat, sid)
         assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
@@ -207,9 +215,9 @@ def test_cluster_life_create_scale_remove_nodegroup_upgrade_delete(
         assert not (before & set(_servers(heat, stack_id).values()))
 
     # Delete: node group stacks first, then the cluster's; both end up gone.
-    driver.delete_cluster(resources, cl, ngs)
+    driver.delete_cluster(resources, view())
     for sid in (ng_stack, stack_id):
         stack = wait(heat, sid)
         assert stack.stack_status == "DELETE_COMPLETE", stack.stack_status_reason
     assert stack_ops.find(heat, stack_id) is None
-    driver.delete_cluster(resources, cl, ngs)  # deleting again is not an error
+    driver.delete_cluster(resources, view())  # deleting again is not an error

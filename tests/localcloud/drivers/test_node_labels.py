@@ -17,6 +17,7 @@ import pytest
 
 from drivers.heat import parameters
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView, NodeGroupRow
 from tests.localcloud.drivers.test_heat_drivers import _image
 from tests.unit.drivers import support
 from tests.unit.drivers.common import node_harness, systemd_model
@@ -125,7 +126,12 @@ def test_node_labels_and_taints_reach_every_kubelet_and_a_patch_rolls_the_group(
     ngs = [master, worker]
     for ng in ngs:
         ng.image_id = image
-    stack_id = driver.create_cluster(resources, cl, ct, ngs, 20)
+
+    def view() -> ClusterView:
+        """What the conductor hands the driver: the rows as they are now."""
+        return ClusterView.of(cl, ct, ngs)
+
+    stack_id = driver.create_cluster(resources, view(), 20)
     cleanup.append(stack_id)
     stack = wait(heat, stack_id)
     assert stack.stack_status == "CREATE_COMPLETE", stack.stack_status_reason
@@ -146,7 +152,7 @@ def test_node_labels_and_taints_reach_every_kubelet_and_a_patch_rolls_the_group(
     before = {s.physical_resource_id for s in _servers(heat, stack_id)}
     worker.node_labels = {"workload": "batch"}
     worker.node_taints = []
-    driver.update_nodegroup(resources, cl, ct, ngs, worker)
+    driver.update_nodegroup(resources, view(), NodeGroupRow.of(worker))
     stack = wait(heat, stack_id)
     assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
     assert stack.parameters["worker_generation"] == "1"
@@ -162,7 +168,7 @@ def test_node_labels_and_taints_reach_every_kubelet_and_a_patch_rolls_the_group(
 
     # Replayed (a conductor restarted mid-way): nothing to roll, no stack update.
     updated = heat.stacks.get(stack_id).updated_time
-    driver.update_nodegroup(resources, cl, ct, ngs, worker)
+    driver.update_nodegroup(resources, view(), NodeGroupRow.of(worker))
     assert heat.stacks.get(stack_id).updated_time == updated
 
     # An extra group: labels at create, a PATCH rolls its own stack only.
@@ -171,7 +177,7 @@ def test_node_labels_and_taints_reach_every_kubelet_and_a_patch_rolls_the_group(
                               node_taints=[{"key": "gpu", "value": "",
                                             "effect": "NoExecute"}])
     ngs.append(extra)
-    ng_stack = driver.create_nodegroup(resources, cl, ct, ngs, extra)
+    ng_stack = driver.create_nodegroup(resources, view(), NodeGroupRow.of(extra))
     cleanup.append(ng_stack)
     extra.stack_id = ng_stack
     stack = wait(heat, ng_stack)
@@ -180,13 +186,13 @@ def test_node_labels_and_taints_reach_every_kubelet_and_a_patch_rolls_the_group(
     assert _registration(argv)[0].endswith("magnum.openstack.org/role=worker,accelerator=a100")
     assert _registration(argv)[1] == "gpu=:NoExecute"
     extra.node_taints = []
-    driver.update_nodegroup(resources, cl, ct, ngs, extra)
+    driver.update_nodegroup(resources, view(), NodeGroupRow.of(extra))
     stack = wait(heat, ng_stack)
     assert stack.stack_status == "UPDATE_COMPLETE" and stack.parameters["generation"] == "1"
     [argv] = _group_flags(tmp_path, resources, admin, ng_stack, "gpu")
     assert _registration(argv)[1] == ""
     assert heat.stacks.get(stack_id).parameters["worker_generation"] == "1"
 
-    driver.delete_cluster(resources, cl, ngs)
+    driver.delete_cluster(resources, view())
     for sid in (ng_stack, stack_id):
         assert wait(heat, sid).stack_status == "DELETE_COMPLETE"

@@ -14,6 +14,7 @@ import yaml
 
 from drivers.heat import bootstrap, labels, parameters
 from drivers.k8s_fedora_coreos_v1.driver import Driver
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 # Effects recorded instead of performed: "URL <manifest url>", "HELM <args>", manifests
@@ -36,7 +37,8 @@ def _master_env(worker_kw: dict | None = None, **label_values: str) -> dict[str,
     cl = support.cluster(ct)
     ngs = [support.nodegroup(cl, "default-master", "master", 1, True),
            support.nodegroup(cl, "default-worker", "worker", 2, True, **(worker_kw or {}))]
-    p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(support.Resources(), Driver.profile,
+                                      ClusterView.of(cl, ct, ngs), None)
     env = parameters.decode_env(p["master_bootstrap_env"])
     env.update({"NODE_INDEX": "0", "NODE_NAME": "m-0", "NODE_IP": "127.0.10.4",
                 "API_PRIVATE_ADDRESS": "127.0.10.3", "KEYSTONE_AUTH_ENABLED": "false"})

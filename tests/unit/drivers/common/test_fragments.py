@@ -10,6 +10,7 @@ import pytest
 
 from drivers.heat import bootstrap, parameters
 from drivers.k8s_fedora_coreos_v1.driver import Driver
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 FRAGMENTS = bootstrap.fragment_paths()
@@ -86,7 +87,7 @@ def test_every_setting_a_fragment_reads_is_provided(combo, role):
                             catalog={"identity": "http://ks:5000/v3",
                                      "container-infra": "http://m:9511",
                                      "load-balancer": "http://lb:9876"})
-    p = parameters.cluster_parameters(res, Driver.profile, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, Driver.profile, ClusterView.of(cl, ct, ngs), None)
     env = parameters.decode_env(p[f"{role}_bootstrap_env"])
     runtime = set(bootstrap.RUNTIME_KEYS) | (
         set(bootstrap.MASTER_RUNTIME_KEYS) if role == "master" else set())
@@ -114,8 +115,8 @@ def test_nodes_reach_the_api_over_tls_whether_or_not_the_template_disables_it(tl
     """Kubelets authenticate with certificates, which the plain-HTTP port cannot carry."""
     ct = support.template(tls_disabled=tls_disabled, master_lb_enabled=True)
     cl = support.cluster(ct)
-    p = parameters.cluster_parameters(support.Resources(), Driver.profile, cl, ct,
-                                      support.default_nodegroups(cl), None)
+    p = parameters.cluster_parameters(support.Resources(), Driver.profile, ClusterView.of(
+        cl, ct, support.default_nodegroups(cl)), None)
     env = parameters.decode_env(p["worker_bootstrap_env"])
     url = _bash(". ./lib.sh; api_server_url", dict(env, API_PRIVATE_ADDRESS="127.0.10.9"))
     assert url.strip() == f"https://127.0.10.9:{parameters.API_TLS_PORT}"

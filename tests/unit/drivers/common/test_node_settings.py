@@ -30,6 +30,7 @@ from drivers.heat import bootstrap, parameters
 from drivers.heat import labels as label_table
 from drivers.k8s_fedora_coreos_v1.driver import Driver
 from magnum_common import exception, grammar
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 from tests.unit.drivers.common import node_harness, systemd_model
 
@@ -61,7 +62,8 @@ def _render(tmp_path, ct_kw=None, cl_kw=None, ng_kw=None, role="worker"):
     worker = {"name": "default-worker", "role": "worker", **(ng_kw or {})}
     ngs = [support.nodegroup(cl, "default-master", "master", 1, True),
            support.nodegroup(cl, worker.pop("name"), worker.pop("role"), 2, True, **worker)]
-    p = parameters.cluster_parameters(support.Resources(), PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(support.Resources(), PROFILE,
+                                      ClusterView.of(cl, ct, ngs), None)
     blob = p[f"{role}_bootstrap_env"]
     return blob, parameters.decode_env(blob)
 
@@ -455,8 +457,8 @@ def test_templates_do_not_depend_on_tenant_strings(tmp_path):
     benign = support.template()
     hostile = support.template(labels={"my": plant, "kubelet_options": "--v=2"},
                                http_proxy="http://p:1", no_proxy="x")
-    features = [parameters.features(support.cluster(ct), ct,
-                                    support.default_nodegroups(support.cluster(ct)))
+    features = [parameters.features(ClusterView.of(support.cluster(ct), ct,
+                                                   support.default_nodegroups(support.cluster(ct))))
                 for ct in (benign, hostile)]
     assert features[0] == features[1]
     assert all(isinstance(v, bool) for v in dataclasses.astuple(features[0]))

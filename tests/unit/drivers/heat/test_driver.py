@@ -9,6 +9,7 @@ from drivers.heat import upgrade
 from drivers.heat.monitor import K8sMonitor
 from magnum_common import exception
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 
@@ -51,7 +52,7 @@ def test_stack_ids_map_default_groups_to_the_cluster_stack():
     extra = support.nodegroup(cl, "gpu", "worker", 1, False, stack_id="ng-stack")
     pending = support.nodegroup(cl, "new", "worker", 1, False)
     driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
-    assert driver.stack_ids(cl, ngs + [extra, pending]) == {
+    assert driver.stack_ids(ClusterView.of(cl, support.template(), ngs + [extra, pending])) == {
         ngs[0].uuid: "cluster-stack", ngs[1].uuid: "cluster-stack", extra.uuid: "ng-stack"}
 
 
@@ -85,9 +86,10 @@ def test_monitor_is_skipped_when_magnum_auto_healer_heals():
     cl = support.cluster(ct, labels={"auto_healing_enabled": "true",
                                      "auto_healing_controller": "magnum-auto-healer"},
                          api_address="https://127.0.10.4:6443")
-    assert driver.get_monitor(support.Resources(), cl, ct) is None
+    assert driver.get_monitor(support.Resources(), ClusterView.of(cl, ct, ())) is None
     cl.labels = {"auto_healing_enabled": "true", "auto_healing_controller": "draino"}
-    monitor = driver.get_monitor(support.Resources(certificates=("a", "b", "c")), cl, ct)
+    monitor = driver.get_monitor(support.Resources(certificates=("a", "b", "c")),
+                                 ClusterView.of(cl, ct, ()))
     assert isinstance(monitor, K8sMonitor) and monitor.certificates == ("a", "b", "c")
 
 

@@ -16,6 +16,7 @@ from drivers.heat.conf import CONF
 from drivers.heat.driver import KubernetesHeatDriver
 from drivers.k8s_fedora_coreos_v1.driver import Driver
 from magnum_common import exception
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 ETCD = bootstrap.FRAGMENTS_DIR / "40-etcd.sh"
@@ -118,7 +119,7 @@ def test_the_restore_settings_reach_the_masters_only():
                                      "image": "http://127.0.0.1:9292/"})
     handover = etcd_handover.Handover("0f6b0c1e-6a55-4c1f-9d1b-8d3b7b7a9a10", "ab" * 64,
                                       base64.b64encode(b"-----BEGIN PRIVATE KEY-----").decode())
-    p = parameters.cluster_parameters(res, Driver.profile, cl, ct, ngs, None,
+    p = parameters.cluster_parameters(res, Driver.profile, ClusterView.of(cl, ct, ngs), None,
                                       handover.node_env())
     master = parameters.decode_env(p["master_bootstrap_env"])
     worker = parameters.decode_env(p["worker_bootstrap_env"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import types
 
 from drivers.heat import outputs
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 
@@ -24,7 +25,7 @@ def test_cluster_stack_with_floating_ips():
     ct = support.template(floating_ip_enabled=True, labels={"containerd_version": "1.7.99"})
     cl = support.cluster(ct, stack_id="s1")
     master, worker = support.default_nodegroups(cl, 1, 2)
-    out = outputs.parse(cl, ct, [master, worker], _stack("s1", CLUSTER_OUTPUTS, {
+    out = outputs.parse(ClusterView.of(cl, ct, [master, worker]), _stack("s1", CLUSTER_OUTPUTS, {
         "number_of_masters": "1", "number_of_minions": "2", "kube_tag": "v1.31.4"}))
     assert out.api_address == "https://172.24.4.10:6443"
     assert out.node_addresses == {master.uuid: ["172.24.4.10"],
@@ -37,7 +38,7 @@ def test_private_addresses_and_tls_disabled():
     ct = support.template(floating_ip_enabled=False, tls_disabled=True)
     cl = support.cluster(ct, stack_id="s1")
     master, worker = support.default_nodegroups(cl)
-    out = outputs.parse(cl, ct, [master, worker], _stack("s1", dict(
+    out = outputs.parse(ClusterView.of(cl, ct, [master, worker]), _stack("s1", dict(
         CLUSTER_OUTPUTS, api_address="10.0.0.4"), {"kube_version": "1.31.2"}))
     assert out.api_address == "http://10.0.0.4:8080"
     assert out.node_addresses[worker.uuid] == ["10.0.0.5", "10.0.0.6"]
@@ -49,7 +50,7 @@ def test_nodegroup_stack_fills_only_its_group():
     cl = support.cluster(ct, stack_id="s1")
     ngs = support.default_nodegroups(cl)
     extra = support.nodegroup(cl, "gpu", "worker", 1, False, stack_id="s2")
-    out = outputs.parse(cl, ct, ngs + [extra], _stack("s2", {
+    out = outputs.parse(ClusterView.of(cl, ct, ngs + [extra]), _stack("s2", {
         "kube_minions": ["172.24.4.30"], "kube_minions_private": ["10.0.0.30"]},
         {"number_of_minions": "1"}))
     assert out.api_address is None and out.coe_version is None

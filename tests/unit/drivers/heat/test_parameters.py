@@ -11,6 +11,7 @@ from drivers.k8s_fedora_coreos_v1.driver import Driver as FcosDriver
 from drivers.k8s_ubuntu_v1.driver import Driver as UbuntuDriver
 from magnum_common import crypto, exception
 from magnum_common.config import CONF
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 PROFILE = FcosDriver.profile
@@ -27,7 +28,7 @@ def _build(ct_kw=None, cl_kw=None, masters=1, workers=2, res=None):
 def test_cluster_parameters_map_rows_and_resources():
     res, ct, cl, ngs = _build(masters=3, workers=2, cl_kw={"labels": {"kube_tag": "v1.31.2"}})
     keys = parameters.ServiceAccountKeys.generate()
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, keys)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), keys)
     assert p["cluster_uuid"] == cl.uuid
     assert (p["number_of_masters"], p["number_of_minions"]) == (3, 2)
     assert (p["master_flavor"], p["minion_flavor"]) == ("m1.medium", "m1.small")
@@ -44,13 +45,13 @@ def test_cluster_parameters_map_rows_and_resources():
 
 def test_service_account_keys_are_left_out_when_not_rotating():
     res, ct, cl, ngs = _build()
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert "kube_service_account_key" not in p
 
 
 def test_bootstrap_env_carries_the_settings_verbatim():
     res, ct, cl, ngs = _build(cl_kw={"labels": {"kubelet_options": "--a=b,c --v=2"}})
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     master = parameters.decode_env(p["master_bootstrap_env"])
     worker = parameters.decode_env(p["worker_bootstrap_env"])
     assert master["TRUSTEE_PASSWORD"] == "s3cr'et \"pw\""
@@ -70,7 +71,7 @@ def test_without_cluster_user_trust_nodes_get_a_node_token_and_no_trustee_creden
     CONF.set_override("cluster_user_trust", False, "trust")
     CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
     res, ct, cl, ngs = _build()
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     for blob in (p["master_bootstrap_env"], p["worker_bootstrap_env"]):
         env = parameters.decode_env(blob)
         assert (env["TRUSTEE_USER_ID"], env["TRUSTEE_PASSWORD"], env["TRUST_ID"]) == ("", "", "")
@@ -79,7 +80,7 @@ def test_without_cluster_user_trust_nodes_get_a_node_token_and_no_trustee_creden
     assert "s3cr'et" not in repr(p)
     CONF.set_override("cluster_user_trust", True, "trust")
     env = parameters.decode_env(parameters.cluster_parameters(
-        res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+        res, PROFILE, ClusterView.of(cl, ct, ngs), None)["master_bootstrap_env"])
     assert env["NODE_TOKEN"] == "" and env["TRUST_ID"] == "trust-1"
 
 
@@ -103,18 +104,18 @@ def test_tls_disabled_calico_and_proxies():
     res, ct, cl, ngs = _build(ct_kw={"tls_disabled": True, "network_driver": "calico",
                                      "no_proxy": "localhost",
                                      "labels": {"calico_ipv4pool": "10.200.0.0/16"}})
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (8080, "HTTP")
     assert p["pods_network_cidr"] == "10.200.0.0/16"
     env = parameters.decode_env(p["master_bootstrap_env"])
     assert env["NO_PROXY"] == "localhost,10.0.0.0/24" and env["TLS_DISABLED"] == "true"
-    assert parameters.features(cl, ct, ngs).tls_disabled
+    assert parameters.features(ClusterView.of(cl, ct, ngs)).tls_disabled
 
 
 def test_lb_allowed_cidrs_get_the_subnet_and_cert_api_ships_the_ca_key():
     res, ct, cl, ngs = _build(cl_kw={"labels": {"master_lb_allowed_cidrs": "192.0.2.0/24",
                                                 "cert_manager_api": "true"}})
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert p["master_lb_allowed_cidrs"] == ["192.0.2.0/24", "10.0.0.0/24"]
     env = parameters.decode_env(p["master_bootstrap_env"])
     assert base64.b64decode(env["CA_KEY"]).startswith(b"-----BEGIN RSA")
@@ -124,25 +125,27 @@ def test_lb_allowed_cidrs_get_the_subnet_and_cert_api_ships_the_ca_key():
 def test_cloud_provider_rules():
     res, ct, cl, ngs = _build(res=support.Resources(trust_id=None))
     env = parameters.decode_env(
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs),
+                                      None)["master_bootstrap_env"])
     assert env["CLOUD_PROVIDER_ENABLED"] == "false"
     res, ct, cl, ngs = _build(cl_kw={"labels": {"cloud_provider_enabled": "true"}},
                               res=support.Resources(trust_id=None))
     with pytest.raises(exception.InvalidParameterValue):
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     res, ct, cl, ngs = _build(ct_kw={"volume_driver": "cinder"},
                               cl_kw={"labels": {"cloud_provider_enabled": "false"}})
     with pytest.raises(exception.InvalidParameterValue):
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
 
 
 def test_octavia_ingress_needs_octavia():
     res, ct, cl, ngs = _build(cl_kw={"labels": {"ingress_controller": "octavia"}})
     with pytest.raises(exception.InvalidParameterValue):
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     res.catalog["load-balancer"] = "http://octavia.example:9876"
     env = parameters.decode_env(
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["master_bootstrap_env"])
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs),
+                                      None)["master_bootstrap_env"])
     assert env["INGRESS_CONTROLLER"] == "octavia" and env["OCTAVIA_ENABLED"] == "true"
 
 
@@ -152,10 +155,10 @@ def test_volumes_and_types(monkeypatch):
     res, ct, cl, ngs = _build(cl_kw={"labels": {"etcd_volume_size": "5",
                                                 "docker_volume_type": "bulk"},
                                      "docker_volume_size": 20})
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert (p["etcd_volume_size"], p["etcd_volume_type"]) == (5, "fast")
     assert (p["docker_volume_size"], p["docker_volume_type"]) == (20, "bulk")
-    f = parameters.features(cl, ct, ngs)
+    f = parameters.features(ClusterView.of(cl, ct, ngs))
     assert f.etcd_volume and f.worker_docker_volume and f.master_docker_volume
     assert not f.boot_volume
 
@@ -168,7 +171,8 @@ def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cl
                            max_node_count=7)
     outputs = {"fixed_network": "net-1", "fixed_subnet": "sub-1",
                "worker_security_group": "sg-1", "api_private_address": "127.0.10.5"}
-    p = parameters.nodegroup_parameters(res, UbuntuDriver.profile, cl, ct, ngs + [ng], ng,
+    view = ClusterView.of(cl, ct, ngs + [ng])
+    p = parameters.nodegroup_parameters(res, UbuntuDriver.profile, view, view.nodegroups[-1],
                                         outputs)
     assert (p["nodegroup_name"], p["number_of_minions"], p["minion_flavor"]) == (
         "gpu", 2, "gpu.large")
@@ -185,7 +189,7 @@ def test_features_follow_the_cluster_over_the_template():
                                      "fixed_network": "mynet"},
                               cl_kw={"master_lb_enabled": True, "floating_ip_enabled": False,
                                      "labels": {"master_lb_floating_ip_enabled": "true"}})
-    f = parameters.features(cl, ct, ngs)
+    f = parameters.features(ClusterView.of(cl, ct, ngs))
     assert f.master_lb and not f.floating_ip and f.lb_floating_ip and f.existing_network
 
 
@@ -193,7 +197,7 @@ def test_stacks_record_what_their_workers_registered_with():
     """A digest of node labels and taints rides on the stacks: a PATCH of either is seen."""
     res, ct, cl, ngs = _build()
     worker = ngs[1]
-    p = parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert p["worker_node_labels_digest"] == parameters.NO_NODE_LABELS_DIGEST
     worker.node_labels = {"workload": "web"}
     labelled = parameters.node_labels_digest(worker)
@@ -201,8 +205,10 @@ def test_stacks_record_what_their_workers_registered_with():
     tainted = parameters.node_labels_digest(worker)
     assert len({parameters.NO_NODE_LABELS_DIGEST, labelled, tainted}) == 3
     env = parameters.decode_env(
-        parameters.cluster_parameters(res, PROFILE, cl, ct, ngs, None)["worker_bootstrap_env"])
+        parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs),
+                                      None)["worker_bootstrap_env"])
     assert (env["NODE_LABELS"], env["NODE_TAINTS"]) == ("workload=web", "k=:NoSchedule")
     extra = support.nodegroup(cl, "gpu", "worker", 1, False, node_labels={"gpu": "yes"})
-    params = parameters.nodegroup_parameters(res, PROFILE, cl, ct, ngs + [extra], extra, {})
+    view = ClusterView.of(cl, ct, ngs + [extra])
+    params = parameters.nodegroup_parameters(res, PROFILE, view, view.nodegroups[-1], {})
     assert params["node_labels_digest"] == parameters.node_labels_digest(extra)

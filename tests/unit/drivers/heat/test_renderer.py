@@ -12,6 +12,7 @@ import yaml
 from drivers.heat import bootstrap, outputs, parameters, renderer
 from drivers.heat.parameters import Features
 from magnum_common.drivers import registry
+from magnum_common.drivers.view import ClusterView
 from tests.unit.drivers import support
 
 DRIVERS = ["k8s_fedora_coreos_v1", "k8s_ubuntu_v1", "k8s_fedora_atomic_v1"]
@@ -51,7 +52,7 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
     ct, cl, ngs = _rows(*shape, etcd_volume_size="2" if masters == 1 else "0")
     driver = registry.all_drivers()[driver_name]
     profile = driver.profile
-    feats = parameters.features(cl, ct, ngs)
+    feats = parameters.features(ClusterView.of(cl, ct, ngs))
     rendered = renderer.render_cluster(driver_name, feats)
     hot = _yaml(rendered.template)
     assert str(hot["heat_template_version"]) == "2021-04-16"
@@ -83,7 +84,8 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
     assert ("etcd_volume" in master) is (masters == 1)
     assert ("api_pool_member" in master) is lb
     # The parameters we build are exactly what the templates declare (Heat refuses others).
-    p = parameters.cluster_parameters(support.Resources(), profile, cl, ct, ngs, sa_keys)
+    p = parameters.cluster_parameters(support.Resources(), profile, ClusterView.of(cl, ct, ngs),
+                                      sa_keys)
     assert set(p) <= _params_of(rendered.template)
 
 
@@ -91,12 +93,14 @@ def test_cluster_template_renders_for_every_shape(driver_name, shape, sa_keys):
 def test_nodegroup_template_declares_exactly_the_parameters_built(driver_name):
     ct, cl, ngs = _rows("flannel", False, True, False, "cinder", 1)
     ng = support.nodegroup(cl, "extra", "worker", 2, False, docker_volume_size=5)
-    rendered = renderer.render_nodegroup(driver_name, parameters.features(cl, ct, ngs, ng))
+    rendered = renderer.render_nodegroup(driver_name,
+                                         parameters.features(ClusterView.of(cl, ct, ngs), ng))
     outputs = {"fixed_network": "n", "fixed_subnet": "s", "worker_security_group": "g",
                "api_private_address": "10.0.0.3"}
+    view = ClusterView.of(cl, ct, ngs + [ng])
     p = parameters.nodegroup_parameters(support.Resources(),
                                         registry.all_drivers()[driver_name].profile,
-                                        cl, ct, ngs + [ng], ng, outputs)
+                                        view, view.nodegroups[-1], outputs)
     declared = _params_of(rendered.template)
     assert set(p) <= declared
     assert {k for k, v in _yaml(rendered.template)["parameters"].items()
@@ -104,7 +108,7 @@ def test_nodegroup_template_declares_exactly_the_parameters_built(driver_name):
     assert "docker_volume" in _yaml(rendered.files["worker.yaml"])["resources"]
     # The nested default worker group receives the same parameter set from the cluster.
     cluster = _yaml(renderer.render_cluster(
-        driver_name, parameters.features(cl, ct, ngs)).template)
+        driver_name, parameters.features(ClusterView.of(cl, ct, ngs))).template)
     assert set(cluster["resources"]["default_worker"]["properties"]) <= declared
 
 
@@ -172,9 +176,10 @@ def test_filled_user_data_fits_novas_64k_limit(driver_name, sa_keys):
     """Nova refuses user data over 65535 bytes once base64-encoded."""
     ct, cl, ngs = _rows("calico", True, True, False, "cinder", 3,
                         cert_manager_api="true", kubelet_options="--v=2 " * 40)
+    view = ClusterView.of(cl, ct, ngs)
     p = parameters.cluster_parameters(support.Resources(), registry.all_drivers()[
-        driver_name].profile, cl, ct, ngs, sa_keys)
-    rendered = renderer.render_cluster(driver_name, parameters.features(cl, ct, ngs))
+        driver_name].profile, view, sa_keys)
+    rendered = renderer.render_cluster(driver_name, parameters.features(view))
     text = rendered.files["userdata-master"]
     values = {"BOOTSTRAP_ENV": p["master_bootstrap_env"], "KUBE_SA_KEY": sa_keys.public,
               "KUBE_SA_PRIVATE_KEY": sa_keys.private, "WAIT_TOKEN": "t" * 300,
@@ -203,11 +208,11 @@ def test_api_lb_carries_the_port_api_address_names_and_the_nodes_tls_port(tls_di
                           tls_disabled=tls_disabled)
     cl = support.cluster(ct, stack_id="s1")
     ngs = support.default_nodegroups(cl, 3, 2)
-    feats = parameters.features(cl, ct, ngs)
+    feats = parameters.features(ClusterView.of(cl, ct, ngs))
     rendered = renderer.render_cluster("k8s_fedora_coreos_v1", feats)
     res = _yaml(rendered.template)["resources"]
     p = parameters.cluster_parameters(support.Resources(), registry.all_drivers()[
-        "k8s_fedora_coreos_v1"].profile, cl, ct, ngs, None)
+        "k8s_fedora_coreos_v1"].profile, ClusterView.of(cl, ct, ngs), None)
 
     def value(ref):
         return p[ref["get_param"]] if isinstance(ref, dict) else ref

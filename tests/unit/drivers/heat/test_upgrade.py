@@ -9,6 +9,8 @@ import pytest
 
 from drivers.heat import upgrade
 from magnum_common import exception
+from magnum_common.drivers.view import ClusterView, TemplateRow
+from tests.unit.drivers import support
 
 
 def test_versions_come_from_the_new_template_and_the_clusters_own_settings_stay():
@@ -39,9 +41,19 @@ def test_the_node_generation_counts_up_from_what_heat_returns(current, expected)
     assert upgrade.next_generation(current) == expected
 
 
-def test_an_overlay_replaces_some_attributes_of_a_row_and_reads_the_rest_through():
-    row = SimpleNamespace(labels={"a": "1"}, name="c1")
-    view = upgrade.Overlay(row, labels={"a": "2"})
+def test_the_upgrade_target_rolls_the_default_groups_or_one_extra_group():
+    ct = support.template(labels={"kube_tag": "v1.29.0"})
+    cl = support.cluster(ct)
+    ngs = support.default_nodegroups(cl) + [support.nodegroup(cl, "gpu", "worker", 1, False)]
+    new = TemplateRow.of(support.template(labels={"kube_tag": "v1.30.2"}))
+    view = ClusterView.of(cl, ct, ngs)
 
-    assert (view.labels, view.name) == ({"a": "2"}, "c1")
-    assert row.labels == {"a": "1"}
+    target = upgrade.target(view, new, view.master)
+    assert target.template == new and target.cluster.labels["kube_tag"] == "v1.30.2"
+    assert [ng.labels["kube_tag"] for ng in target.nodegroups] == [
+        "v1.30.2", "v1.30.2", "v1.29.0"]
+    extra = upgrade.target(view, new, view.nodegroups[2])
+    assert [ng.labels["kube_tag"] for ng in extra.nodegroups] == [
+        "v1.29.0", "v1.29.0", "v1.30.2"]
+    assert view.cluster.labels["kube_tag"] == "v1.29.0"  # the view itself stays as read
+

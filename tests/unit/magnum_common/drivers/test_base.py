@@ -32,7 +32,7 @@ Minimal.__abstractmethods__ = frozenset()
 
 
 class Rotating(Minimal):
-    def rotate_ca_certificate(self, res, cluster, template, nodegroups):
+    def rotate_ca_certificate(self, res, view):
         return None
 
 
@@ -59,9 +59,9 @@ def test_optional_operations_are_refused_unless_implemented():
     assert rotating.supports("rotate_ca_certificate")
     assert not rotating.supports("rotate_credential")
     with pytest.raises(exception.NotSupported, match="Rotating the CA certificate"):
-        driver.rotate_ca_certificate(Resources(), None, None, [])
+        driver.rotate_ca_certificate(Resources(), None)
     with pytest.raises(exception.NotSupported, match="Rotating the cluster credentials"):
-        rotating.rotate_credential(Resources(), None, None, [])
+        rotating.rotate_credential(Resources(), None)
 
 
 def test_inherited_behaviour():
@@ -72,7 +72,7 @@ def test_inherited_behaviour():
     assert driver.upgraded_labels(types.SimpleNamespace(labels=None),
                                   types.SimpleNamespace(labels=None)) == {}
     assert driver.failure_details(Resources(), "s") == ""
-    assert driver.get_monitor(Resources(), None, None) is None
+    assert driver.get_monitor(Resources(), None) is None
     driver.validate_labels({"anything": "goes"})
     assert base.StackOutputs().node_addresses == {} and base.StackPoll().requests == 0
 

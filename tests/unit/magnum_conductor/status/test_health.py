@@ -52,7 +52,7 @@ def test_a_monitor_answering_outside_the_vocabulary_is_unknown(db, monkeypatch):
             return "SORT_OF_OK", {}
 
     class Driver:
-        def get_monitor(self, res, cluster, template):
+        def get_monitor(self, res, view):
             return Odd()
 
     from magnum_common.drivers import registry
