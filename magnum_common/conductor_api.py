@@ -1,7 +1,8 @@
 """The RPC client the API uses to reach the conductors (topic ``[conductor] topic``).
 
-Every state-changing request is made durable before it is sent. In one transaction the API
-moves the target to its in-progress status (the cluster, and the node group the request is
+Every state-changing request is made durable before it is sent, here and nowhere else (the
+API's controllers validate, then call one method of ``ConductorAPI``). In one transaction
+it moves the target to its in-progress status (the cluster, and the node group the request is
 about), records the operation and its arguments on the cluster row (``operation``,
 ``operation_args``) and writes the operation record (magnum_common.db.operations); then it
 casts just the cluster's UUID. So the first read after the 202 already shows the new status,
@@ -229,6 +230,19 @@ class ConductorAPI:
             else:
                 LOG.info("%s of cluster %s ended (%s) after the call stopped waiting: %s",
                          method, cluster_uuid, state, exc)
+
+    def submit_create(self, context: RequestContext, cluster: dict[str, Any],
+                      image_id: str | None, master_count: int, node_count: int) -> str:
+        """A new cluster's intent, recorded as every operation's is, then cast: the row
+        (``cluster``: its column values), its default node groups and the pending create
+        with its record, in one transaction. Returns the record's UUID."""
+        row = clusters.create_with_nodegroups(
+            context, cluster, settings.default_nodegroups(context.project_id, cluster,
+                                                          image_id, master_count, node_count),
+            {"master_count": master_count, "node_count": node_count,
+             "create_timeout": cluster["create_timeout"], **context.record()})
+        self.cluster_create(context, row.uuid)
+        return row.operation_args["operation_id"]
 
     # --- casts (the row already records the operation) ------------------------------------
     def cluster_create(self, context: RequestContext, cluster_uuid: str) -> None:

@@ -209,13 +209,9 @@ class ClustersController(base.RestController):
             status=states.CREATE_IN_PROGRESS, coe_version=None, container_version=None,
             create_timeout=values.get("create_timeout", 60),
             discovery_url=values.get("discovery_url"))
-        row = clusters.create_with_nodegroups(
-            ctx, cluster, settings.default_nodegroups(ctx.project_id, cluster, template.image_id,
-                                                      master_count, node_count),
-            {**ctx.record(), "master_count": master_count,
-             "node_count": node_count, "create_timeout": cluster["create_timeout"]})
-        conductor_api.ConductorAPI().cluster_create(ctx, row.uuid)
-        return base.accepted({"uuid": row.uuid}, row.operation_args["operation_id"])
+        record = conductor_api.ConductorAPI().submit_create(ctx, cluster, template.image_id,
+                                                            master_count, node_count)
+        return base.accepted({"uuid": cluster["uuid"]}, record)
 
     @staticmethod
     def _template(ctx, ident: str, version: microversion.Version):

@@ -45,6 +45,30 @@ def _settled(name: str = "c1") -> str:
     return row.uuid
 
 
+def test_a_create_is_recorded_on_the_path_every_operation_takes_then_cast(conductor):
+    """The cluster, its two default node groups and the pending create with its record are
+    in the database before the cast, which names the cluster only."""
+    api = conductor_api.ConductorAPI()
+    values = {"uuid": str(uuid.uuid4()), "name": "new", "project_id": ALICE.project_id,
+              "user_id": ALICE.user_id, "status": states.CREATE_IN_PROGRESS,
+              "labels": {"max_node_count": "4"}, "docker_volume_size": None,
+              "master_flavor_id": "m1.medium", "flavor_id": "m1.small", "create_timeout": 30}
+    record = api.submit_create(ALICE, values, "fcos", 3, 2)
+    (cast,) = conductor.wait_for("cluster_create")
+    assert cast["kwargs"] == {"cluster_uuid": values["uuid"]}
+    assert (cast["operation"], cast["operation_args"]["operation_id"]) == (
+        states.OP_CREATE, record)
+    row = clusters.get_by_uuid(None, values["uuid"])
+    assert {k: row.operation_args[k] for k in ("master_count", "node_count",
+                                               "create_timeout")} == {
+        "master_count": 3, "node_count": 2, "create_timeout": 30}
+    groups = {ng.name: ng for ng in nodegroups.list(None, {"cluster_id": values["uuid"]})}
+    assert (groups["default-master"].node_count, groups["default-worker"].node_count,
+            groups["default-worker"].max_node_count, groups["default-worker"].image_id) == (
+        3, 2, 4, "fcos")
+    assert operations.get_by_uuid(None, record).kind == states.OP_CREATE
+
+
 def test_a_resize_is_recorded_before_its_cast_and_the_next_one_waits(conductor):
     api = conductor_api.ConductorAPI()
     cluster = _settled()
