@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Self
 
 from magnum_common import exception
 from magnum_common.drivers import settings
-
-_T = TypeVar("_T")
 
 
 def _copy(value: Any) -> Any:
@@ -32,15 +30,19 @@ def _copy(value: Any) -> Any:
     return value
 
 
-def _snapshot(cls: type[_T], row: Any) -> _T:
-    """``cls`` filled from the same-named attributes of ``row`` (ORM row, ``Row``, or any
-    object with them; a missing attribute reads as None)."""
-    return cls(**{f.name: _copy(getattr(row, f.name, None))
-                  for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
+class _Snapshot:
+    """What the three row types share: being filled from a row."""
+
+    @classmethod
+    def of(cls, row: Any) -> Self:
+        """The snapshot of ``row`` (ORM row, ``Row``, or any object with the same-named
+        attributes; a missing attribute reads as None)."""
+        return cls(**{f.name: _copy(getattr(row, f.name, None))
+                      for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
 
 
 @dataclasses.dataclass(frozen=True)
-class TemplateRow:
+class TemplateRow(_Snapshot):
     """The columns of a cluster template a driver builds stacks from."""
 
     uuid: str | None
@@ -70,13 +72,9 @@ class TemplateRow:
     floating_ip_enabled: bool | None
     labels: dict[str, str] | None
 
-    @classmethod
-    def of(cls, row: Any) -> TemplateRow:
-        return _snapshot(cls, row)
-
 
 @dataclasses.dataclass(frozen=True)
-class ClusterRow:
+class ClusterRow(_Snapshot):
     """The columns of a cluster a driver reads (its secrets stay with the conductor)."""
 
     uuid: str
@@ -101,13 +99,9 @@ class ClusterRow:
     floating_ip_enabled: bool | None
     master_lb_enabled: bool | None
 
-    @classmethod
-    def of(cls, row: Any) -> ClusterRow:
-        return _snapshot(cls, row)
-
 
 @dataclasses.dataclass(frozen=True)
-class NodeGroupRow:
+class NodeGroupRow(_Snapshot):
     """The columns of a node group a driver reads."""
 
     uuid: str
@@ -126,10 +120,6 @@ class NodeGroupRow:
     node_taints: list[dict[str, Any]] | None
     stack_id: str | None
     status: str | None
-
-    @classmethod
-    def of(cls, row: Any) -> NodeGroupRow:
-        return _snapshot(cls, row)
 
 
 @dataclasses.dataclass(frozen=True)
