@@ -20,9 +20,10 @@ def _walk() -> list[tuple[str, str]]:
 
 
 def _defines(path: pathlib.Path, qualified: str) -> bool:
-    """Whether ``path`` defines ``qualified`` (``function`` or ``Class.method``)."""
+    """Whether ``path`` defines ``qualified`` (``function``, ``Class.method``, or a
+    function defined inside one, ``f.<locals>.inner``, as a profiler names it)."""
     scope: list[ast.stmt] = ast.parse(path.read_text()).body
-    for name in qualified.split("."):
+    for name in (part for part in qualified.split(".") if part != "<locals>"):
         found = next((node for node in scope
                       if isinstance(node, (ast.FunctionDef, ast.ClassDef))
                       and node.name == name), None)
