@@ -115,17 +115,22 @@ def _configure(workdir: pathlib.Path) -> tuple[Any, Any, str]:
 
     standin = conductor_support.Standin()
     stub = api_support.StubCloud()
-    topic = f"walk-{uuid.uuid4().hex[:8]}"
-    magnum_config.parse_args([], default_config_files=[])
-    conductor_support.apply_options(conductor_support.options(standin.url, topic))
-    conf = cfg.CONF
-    conf.set_override("connection", f"sqlite:///{workdir / 'magnum.sqlite'}", "database")
-    conf.set_override("auth_strategy", "noauth")
-    for name, value in stub.overrides().items():
-        conf.set_override(name, value, "api")
-    stub.projects.add("demo-project")
-    db_api.reset_engine()
-    migration.upgrade()
+    try:
+        topic = f"walk-{uuid.uuid4().hex[:8]}"
+        magnum_config.parse_args([], default_config_files=[])
+        conductor_support.apply_options(conductor_support.options(standin.url, topic))
+        conf = cfg.CONF
+        conf.set_override("connection", f"sqlite:///{workdir / 'magnum.sqlite'}", "database")
+        conf.set_override("auth_strategy", "noauth")
+        for name, value in stub.overrides().items():
+            conf.set_override(name, value, "api")
+        stub.projects.add("demo-project")
+        db_api.reset_engine()
+        migration.upgrade()
+    except BaseException:
+        standin.stop()  # a process of its own: it would outlive this one
+        stub.stop()
+        raise
     return standin, stub, api_support.IMAGE_ID
 
 
