@@ -32,7 +32,7 @@ from magnum_common.context import RequestContext
 from magnum_common.db import api as db_api
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
-from magnum_common.db.operations import operations
+from magnum_common.db.operations import STEP_PROGRESS, operations
 from magnum_common.drivers import settings
 
 LOG = logging.getLogger(__name__)
@@ -302,12 +302,13 @@ class ConductorAPI:
         """DELETE is accepted in every state, as upstream: recorded like any request when
         nothing is open, else it takes the cluster over (:meth:`_take_over`). A DELETE
         while one is open names that one and changes nothing (a conductor is asked again
-        to run it, in case its cast was lost). Returns the delete's record UUID."""
+        to run it, in case its cast was lost), unless that delete hangs holding the lease
+        (:meth:`_hung`): then it is taken over too. Returns the delete's record UUID."""
         for _ in range(3):
             cluster = clusters.get_by_uuid(None, cluster_uuid)
             blocking = operations.open_of(cluster_uuid)
             running = next((r for r in blocking if r.kind == states.OP_DELETE), None)
-            if running is not None:
+            if running is not None and not self._hung(cluster, running):
                 if cluster.operation == states.OP_DELETE:
                     self._cast(context, states.OP_DELETE, cluster_uuid=cluster_uuid)
                 return running.uuid
@@ -318,46 +319,76 @@ class ConductorAPI:
                     record_uuid = self._record(context, cluster, states.OP_DELETE, {},
                                                Target(nodegroups=groups))
                 else:
-                    record_uuid = self._take_over(context, cluster, blocking, groups)
+                    record_uuid = self._take_over(
+                        context, cluster, blocking, states.OP_DELETE, {},
+                        Target(nodegroups=groups), "the cluster delete",
+                        {running.uuid: running.updated_at} if running else None)
             except _Lost:
                 continue  # another request or a conductor moved the row: look again
             self._cast(context, states.OP_DELETE, cluster_uuid=cluster_uuid)
             return record_uuid
         raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
 
-    def _take_over(self, context: RequestContext, cluster: Any, blocking: list[Any],
-                   groups: dict[str, dict[str, Any]]) -> str:
-        """One transaction: the open records are superseded (queued ones never run), the
-        delete becomes the operation on the row, the cluster and its node groups move to
-        DELETE_IN_PROGRESS, and the lease is freed. The conductor running the superseded
-        operation is stopped by that: its next write, or the lease check before its next
-        step, finds the lease gone, and a live, dead or hung holder alike no longer keeps the
-        cluster; the conductor that takes the delete finds the stacks by id or name."""
+    @staticmethod
+    def _hung(cluster: Any, delete: Any) -> bool:
+        """Whether the running ``delete`` hangs holding the cluster's lease: a conductor
+        holds it (unexpired: an expired or free lease goes to whichever conductor the cast
+        reaches) while the delete's conductor work, or the status sync's end of it, has
+        noted no step for ``[conductor] delete_takeover_after`` seconds (the database
+        server's clock). A delete waiting for Heat to remove its stacks holds nothing and
+        is not hung: the sync takes the lease only for a moment."""
+        if cluster.lock_owner is None:
+            return False
+        now = db_api.server_now()
+        if cluster.lock_expires_at is not None and cluster.lock_expires_at < now:
+            return False
+        if cluster.operation != states.OP_DELETE and not (
+                delete.progress or "").startswith(STEP_PROGRESS):
+            return False
+        noted = delete.updated_at or delete.accepted_at
+        return (now - noted).total_seconds() >= CONF.conductor.delete_takeover_after
+
+    def _take_over(self, context: RequestContext, cluster: Any, superseded: list[Any],
+                   operation: str, args: dict[str, Any], target: Target, by: str,
+                   observed: dict[str, Any] | None = None) -> str:
+        """One transaction: the ``superseded`` records end (queued ones never run),
+        ``operation`` (a delete) becomes the operation on the row, the cluster and the
+        ``target`` node groups move to their in-progress status, and the lease is freed.
+        The conductor running a superseded operation is stopped by that: its next write,
+        or the lease check before its next step, finds its lease token gone, so a live,
+        dead or hung holder alike no longer keeps the cluster nor writes a status or an
+        outcome; the conductor that takes the delete finds the stacks by id or name.
+        ``observed``: records (UUID: ``updated_at`` as read) that must not have moved since
+        (a hung delete that made progress meanwhile is not taken over)."""
         record_uuid = utils.generate_uuid()
-        requested = context.record()
+        requested = {**args, **context.record()}
         now = db_api.now()
-        status, reason = states.ACCEPTED_STATUS[states.OP_DELETE]
-        values = {"operation": states.OP_DELETE, "operation_at": now, "updated_at": now,
+        status, reason = states.ACCEPTED_STATUS[operation]
+        # what the cluster was before the operation it stops, when that is on the row
+        before = (cluster.operation_args or {}) if cluster.operation else {}
+        values = {"operation": operation, "operation_at": now, "updated_at": now,
                   "operation_args": {
                       **requested, "operation_id": record_uuid,
-                      "previous_status": cluster.status,
-                      "previous_reason": cluster.status_reason,
-                      "previous_updated_at": cluster.updated_at.isoformat()
-                      if cluster.updated_at else None},
+                      "previous_status": before.get("previous_status", cluster.status),
+                      "previous_reason": before.get("previous_reason",
+                                                    cluster.status_reason),
+                      "previous_updated_at": before.get(
+                          "previous_updated_at", cluster.updated_at.isoformat()
+                          if cluster.updated_at else None)},
                   "status": status, "status_reason": reason,
                   "lock_owner": None, "lock_expires_at": None}
         expected = {"operation": cluster.operation, "operation_at": cluster.operation_at}
         with db_api.writer(context):
             if not clusters.compare_and_swap(context, cluster.uuid, expected, values):
                 raise _Lost
-            if not operations.supersede(context, [r.uuid for r in blocking],
-                                        f"Superseded by the cluster delete {record_uuid}."):
+            if not operations.supersede(context, [r.uuid for r in superseded],
+                                        f"Superseded by {by} {record_uuid}.", observed):
                 raise _Lost
-            self._write_targets(context, cluster.uuid, Target(nodegroups=groups))
-            operations.add(context, cluster.uuid, states.OP_DELETE, requested,
-                           uuid=record_uuid)
-        LOG.info("Delete %s of cluster %s supersedes %s", record_uuid, cluster.uuid,
-                 ", ".join(f"{r.kind} {r.uuid}" for r in blocking) or cluster.operation)
+            self._write_targets(context, cluster.uuid, target)
+            operations.add(context, cluster.uuid, operation, requested,
+                           target.nodegroup_uuid, uuid=record_uuid)
+        LOG.info("%s %s of cluster %s supersedes %s", operation, record_uuid, cluster.uuid,
+                 ", ".join(f"{r.kind} {r.uuid}" for r in superseded) or cluster.operation)
         return record_uuid
 
     def nodegroup_create(self, context: RequestContext, cluster_uuid: str,
@@ -388,23 +419,40 @@ class ConductorAPI:
                          nodegroup_uuid: str) -> str:
         """Accepted in every state: a delete of the node group (or of its cluster) that is
         open already is named and nothing changes; queued requests about the node group are
-        superseded, and the delete waits behind the operation that runs."""
-        cluster = clusters.get_by_uuid(None, cluster_uuid)
-        blocking = operations.open_of(cluster_uuid)
-        for record in blocking:
-            if record.kind == states.OP_DELETE or (
-                    record.kind == states.OP_NODEGROUP_DELETE
-                    and record.nodegroup_id == nodegroup_uuid):
-                return record.uuid
-        started = (cluster.operation_args or {}).get("operation_id")
-        queued = [r.uuid for r in blocking if r.nodegroup_id == nodegroup_uuid
-                  and r.state == states.OPERATION_PENDING and r.uuid != started]
-        operations.supersede(None, queued, "Superseded by a delete of the node group.")
-        deleting = {"status": states.DELETE_IN_PROGRESS,
-                    "status_reason": "Deleting the node group."}
-        return self._submit(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
-                            {"nodegroup_uuid": nodegroup_uuid},
-                            Target(nodegroup_uuid, {nodegroup_uuid: deleting}))
+        superseded. When the operation that runs is about this node group (its create,
+        update, resize or upgrade, in the conductor or in Heat) the delete takes it over
+        at once (:meth:`_take_over`: its conductor is fenced, the node group's stack is
+        then deleted whatever state Heat has it in); behind an operation on another node
+        group or on the whole cluster it waits in the queue."""
+        args = {"nodegroup_uuid": nodegroup_uuid}
+        target = Target(nodegroup_uuid, {nodegroup_uuid: {
+            "status": states.DELETE_IN_PROGRESS, "status_reason": "Deleting the node group."}})
+        for _ in range(3):
+            cluster = clusters.get_by_uuid(None, cluster_uuid)
+            blocking = operations.open_of(cluster_uuid)
+            for record in blocking:
+                if record.kind == states.OP_DELETE or (
+                        record.kind == states.OP_NODEGROUP_DELETE
+                        and record.nodegroup_id == nodegroup_uuid):
+                    return record.uuid
+            started = (cluster.operation_args or {}).get("operation_id") \
+                if cluster.operation else None
+            mine = [r for r in blocking if r.nodegroup_id == nodegroup_uuid]
+            if not any(r.state == states.OPERATION_RUNNING or r.uuid == started
+                       for r in mine):
+                operations.supersede(None, [r.uuid for r in mine if r.uuid != started],
+                                     "Superseded by a delete of the node group.")
+                return self._submit(context, cluster_uuid, states.OP_NODEGROUP_DELETE,
+                                    args, target)
+            try:
+                record_uuid = self._take_over(context, cluster, mine,
+                                              states.OP_NODEGROUP_DELETE, args, target,
+                                              "a delete of the node group")
+            except _Lost:
+                continue  # the running operation ended or moved meanwhile: look again
+            self._cast(context, states.OP_NODEGROUP_DELETE, cluster_uuid=cluster_uuid)
+            return record_uuid
+        raise exception.ConcurrentUpdate(resource="Cluster", ident=cluster_uuid)
 
     # --- calls (the caller sees the conductor's errors) -----------------------------------
     def cluster_upgrade(self, context: RequestContext, cluster_uuid: str,

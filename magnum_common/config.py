@@ -66,6 +66,12 @@ conductor_client_opts = [
     cfg.IntOpt("cast_retry", default=2, min=0,
                help="Connection retries for a cast before the API answers 503 and leaves "
                "the recorded operation to the conductors' recovery."),
+    cfg.IntOpt("delete_takeover_after", default=60, min=0,
+               help="Seconds a cluster delete whose conductor still holds the cluster's "
+               "lease may go without recording progress (a step started) before another "
+               "DELETE takes it over: the old conductor is fenced and the delete starts "
+               "again at once. A DELETE sooner than this names the running delete and "
+               "changes nothing; 0: every DELETE takes the running delete over."),
 ]
 
 sqlite_opts = [

@@ -389,10 +389,11 @@ class Repository(Generic[ModelT]):
         return stmt
 
     def destroy_if(self, context: RequestContext | None, uuid: str,
-                   expected: dict[str, Any]) -> bool:
+                   expected: dict[str, Any],
+                   extra_where: Sequence[sa.ColumnElement[bool]] = ()) -> bool:
         """``DELETE ... WHERE uuid = :uuid AND <expected>``; True when the row went."""
-        stmt = self._matching(sa.delete(self.model), uuid, expected).execution_options(
-            synchronize_session=False)
+        stmt = self._matching(sa.delete(self.model), uuid, expected,
+                              extra_where).execution_options(synchronize_session=False)
         with writer(context) as session:
             return session.execute(stmt).rowcount == 1
 

@@ -22,10 +22,14 @@ import sqlalchemy.orm
 from magnum_common import exception, states
 from magnum_common.context import RequestContext, make_admin_context
 from magnum_common.db import api, models
+from magnum_common.db.clock import db_now
 from magnum_common.utils import generate_uuid
 
 _OPEN = sorted(states.OPERATION_OPEN)
 _FINAL = (states.OPERATION_SUCCEEDED, states.OPERATION_FAILED, states.OPERATION_SUPERSEDED)
+
+#: How a running record's ``progress`` names the step its conductor started last.
+STEP_PROGRESS = "step "
 
 
 class OperationRepository(api.Repository[models.ClusterOperation]):
@@ -85,8 +89,22 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
                                       "started_at": api.now(), "progress": progress})
 
     def note(self, uuid: str, progress: str) -> bool:
-        """What a running record is doing now (e.g. waiting for Heat)."""
-        return self.compare_and_swap(None, uuid, {"state": _OPEN}, {"progress": progress})
+        """What a running record is doing now (e.g. waiting for Heat), and when, by the
+        database server's clock (``updated_at``): what a DELETE measures a delete's
+        progress by (see ``[conductor] delete_takeover_after``)."""
+        return self.compare_and_swap(None, uuid, {"state": _OPEN},
+                                     {"progress": progress, "updated_at": db_now()})
+
+    def note_running(self, cluster_uuid: str, progress: str) -> int:
+        """:meth:`note` for the running records of a cluster (work the status sync does
+        for them, e.g. the end of a delete)."""
+        stmt = (sa.update(self.model)
+                .where(self.model.cluster_id == cluster_uuid,
+                       self.model.state == states.OPERATION_RUNNING)
+                .values(progress=progress, updated_at=db_now())
+                .execution_options(synchronize_session=False))
+        with api.writer() as session:
+            return session.execute(stmt).rowcount
 
     def finish(self, uuid: str, state: str, reason: str | None = None,
                context: RequestContext | None = None) -> bool:
@@ -113,15 +131,22 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
             return session.execute(stmt).rowcount
 
     def supersede(self, context: RequestContext | None, uuids: list[str],
-                  reason: str) -> bool:
+                  reason: str, observed: dict[str, datetime.datetime | None] | None = None
+                  ) -> bool:
         """End open records because a DELETE replaces them (pending: never to run; running:
         its conductor is stopped); False, nothing written, when one of them has ended
-        meanwhile. Joins the caller's transaction when it uses the same context."""
+        meanwhile, or when a record of ``observed`` was written since it was read (its
+        ``updated_at``: the delete it would take over made progress). Joins the caller's
+        transaction when it uses the same context."""
         if not uuids:
             return True
         now = api.now()
+        unchanged = [sa.or_(self.model.uuid != uuid, self.model.updated_at == at)
+                     if at is not None else
+                     sa.or_(self.model.uuid != uuid, self.model.updated_at.is_(None))
+                     for uuid, at in (observed or {}).items()]
         stmt = (sa.update(self.model)
-                .where(self.model.uuid.in_(uuids), self.model.state.in_(_OPEN))
+                .where(self.model.uuid.in_(uuids), self.model.state.in_(_OPEN), *unchanged)
                 .values(state=states.OPERATION_SUPERSEDED, finished_at=now,
                         result_reason=reason, updated_at=now,
                         started_at=sa.func.coalesce(self.model.started_at, now))
@@ -146,6 +171,7 @@ class OperationRepository(api.Repository[models.ClusterOperation]):
                 entry[key] = value
             effects[name] = {**entry, "state": state}
             row.effects = effects
+            row.updated_at = db_now()  # progress, on the clock note() uses
 
     def effects_of(self, uuid: str) -> dict[str, Any]:
         """The effects the record has journaled, by name."""

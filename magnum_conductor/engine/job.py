@@ -22,6 +22,7 @@ from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import clusters
 from magnum_common.db.nodegroups import nodegroups
+from magnum_common.db.operations import STEP_PROGRESS
 from magnum_common.db.operations import operations as records
 from magnum_common.drivers import registry
 from magnum_common.drivers.base import Driver
@@ -141,6 +142,16 @@ class Job:
         if record:
             records.effect(record, name, states.EFFECT_DONE, **detail)
 
+    def progress(self, step: str) -> None:
+        """Note on the operation's record (or, for the status sync, on the cluster's running
+        one) that ``step`` starts: a DELETE takes over a delete that shows none for long."""
+        record = self.args.get("operation_id")
+        text = f"{STEP_PROGRESS}{step}"
+        if record:
+            records.note(record, text)
+        else:
+            records.note_running(self.uuid, text)
+
     def nodegroups(self) -> list[models.NodeGroup]:
         return nodegroups.list(None, {"cluster_id": self.uuid})
 
@@ -227,12 +238,35 @@ class Job:
                               values.get("status_reason", self.cluster.status_reason), record)
         return self.save(outcome, operation=None, operation_args={}, **values)
 
-    def destroy(self) -> None:
-        """Remove the node groups and the cluster row (the end of a delete)."""
+    def destroy(self, outcome: Outcome | None = None) -> None:
+        """Remove the cluster row and its node groups (the end of a delete), with the
+        outcome of its running records: one transaction, written only while the lease is
+        ours (a delete taken over by another DELETE removes nothing and ends nothing)."""
         self.lease.ensure()
-        nodegroups.destroy_all_of(self.uuid)
-        with db_api.writer() as session:
-            session.query(models.Cluster).filter_by(uuid=self.uuid,
-                                                    lock_owner=self.lease.owner).delete()
+        context = make_admin_context()
+        with db_api.writer(context) as session:
+            gone = session.execute(
+                sa.delete(models.Cluster).where(models.Cluster.uuid == self.uuid,
+                                                models.Cluster.lock_owner == self.lease.owner)
+                .execution_options(synchronize_session=False)).rowcount
+            if gone:
+                session.execute(sa.delete(models.NodeGroup)
+                                .where(models.NodeGroup.cluster_id == self.uuid)
+                                .execution_options(synchronize_session=False))
+                if outcome is not None:
+                    records.finish_running(self.uuid, outcome.state, outcome.reason, context)
         self.lease.lost.set()  # nothing left to renew or release
+        if not gone:
+            raise LeaseLost(cluster=self.uuid)
+
+    def destroy_nodegroup(self, uuid: str) -> None:
+        """Remove a node group row while the cluster's lease is ours (in the statement)."""
+        self.lease.ensure()
+        ours = sa.exists().where(models.Cluster.uuid == self.uuid,
+                                 models.Cluster.lock_owner == self.lease.owner)
+        if not nodegroups.destroy_if(None, uuid, {"cluster_id": self.uuid},
+                                     extra_where=[ours]):
+            nodegroups.get_by_uuid(None, uuid)  # NodeGroupNotFound when the row is gone
+            self.lease.lost.set()
+            raise LeaseLost(cluster=self.uuid)
 

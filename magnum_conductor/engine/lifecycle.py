@@ -81,8 +81,9 @@ def step(job: Any, name: str, nodegroup: str | None = None,
     """One step of an operation; its INFO line when it ends. A step that raises leaves
     its line to the operation's closing WARNING (or writes it itself outside one). A step
     starts only while the lease is still ours in the database (a DELETE may have taken the
-    cluster over since the last step)."""
+    cluster over since the last step), and is noted as the operation's progress."""
     job.lease.confirm()
+    job.progress(name)
     current = Step(name, nodegroup)
     started = time.monotonic()
     try:

@@ -149,7 +149,8 @@ def _begin(job: Job, op: Operation, args: dict[str, Any]) -> None:
 
 def _handed_over(job: Job, record_uuid: str | None) -> None:
     """The handler returned: done if nothing is left in progress, else the stack work is
-    under way and the status sync will settle the record (see :func:`settle`)."""
+    under way and the status sync will settle the record (its outcome follows Heat's,
+    :func:`record_state`)."""
     if not record_uuid:
         return
     try:
@@ -191,12 +192,6 @@ def record_state(status: str) -> str:
     """The outcome of a record whose stack work ended in ``status``."""
     return (states.OPERATION_FAILED if status.endswith("_FAILED")
             else states.OPERATION_SUCCEEDED)
-
-
-def settle(cluster_uuid: str, status: str, reason: str | None) -> None:
-    """The status sync saw the cluster's stack work end in ``status``: the running records
-    of the cluster get that outcome."""
-    records.finish_running(cluster_uuid, record_state(status), reason)
 
 
 def revert(job: Job, outcome: Outcome | None) -> None:

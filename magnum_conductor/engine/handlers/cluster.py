@@ -21,8 +21,8 @@ from magnum_common.drivers import settings
 from magnum_common.drivers.view import TemplateRow
 from magnum_conductor.conf import CONF
 from magnum_conductor.engine import lifecycle, notifications
-from magnum_conductor.engine.job import Job
-from magnum_conductor.engine.operations import ANY_STATUS, Operation, settle
+from magnum_conductor.engine.job import Job, Outcome
+from magnum_conductor.engine.operations import ANY_STATUS, Operation
 
 LOG = logging.getLogger(__name__)
 
@@ -276,10 +276,8 @@ def complete_delete(job: Job) -> None:
     with lifecycle.step(job, "certificates_delete", operation=states.OP_DELETE) as step:
         if not cleanup.remove_certificates(context, cluster):
             step.outcome = "orphaned"
-    # the record first: a crash before the rows go leaves a cluster the sync deletes again
-    settle(cluster.uuid, states.DELETE_COMPLETE, "The cluster is deleted.")
     with lifecycle.step(job, "rows_delete", operation=states.OP_DELETE):
-        job.destroy()
+        job.destroy(Outcome(states.OPERATION_SUCCEEDED, "The cluster is deleted."))
     LOG.info("Cluster %s deleted", cluster.uuid)
     notifications.emit(context, notifications.DELETE, notifications.SUCCESS, cluster, ngs)
 

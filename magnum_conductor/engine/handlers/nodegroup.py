@@ -8,7 +8,6 @@ deleted, and the status sync aggregates the result back into the cluster.
 from __future__ import annotations
 
 from magnum_common import states
-from magnum_common.db.nodegroups import nodegroups
 from magnum_conductor.engine import lifecycle
 from magnum_conductor.engine.job import Job
 from magnum_conductor.engine.operations import ANY_STATUS, Operation
@@ -63,8 +62,7 @@ def run_delete(job: Job) -> None:
                                           [view.nodegroup(ng.uuid)]).get(ng.uuid)
         step.outcome = "found" if stack_id else "absent"
     if not stack_id:
-        job.lease.ensure()
-        nodegroups.destroy(None, ng.uuid)
+        job.destroy_nodegroup(ng.uuid)
         job.finish(status=args.get("previous_status") or states.UPDATE_COMPLETE,
                    status_reason=f"Node group {ng.name} deleted.")
         return

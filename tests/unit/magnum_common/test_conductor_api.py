@@ -137,3 +137,101 @@ def test_a_call_past_the_rpc_timeout_reports_what_the_record_says(conductor, cap
     said = [r.getMessage() for r in caplog.records if r.name == conductor_api.__name__]
     assert len(said) == 1 and f"({state})" in said[0], said
     assert ("for a reconciler" in said[0]) is not finished
+
+
+def _held(cluster: str, record: str, progress: str, seconds_ago: int) -> None:
+    """A conductor holds the cluster's live lease and the record last noted ``progress``
+    ``seconds_ago`` (the database server's clock)."""
+    import datetime
+
+    from magnum_common.db import api as db_api
+
+    now = db_api.server_now()
+    clusters.update(None, cluster, {"lock_owner": "cond-a/1",
+                                    "lock_expires_at": now + datetime.timedelta(seconds=60)})
+    operations.start(record)
+    operations.update(None, record, {
+        "progress": progress, "updated_at": now - datetime.timedelta(seconds=seconds_ago)})
+
+
+def test_a_delete_that_hangs_holding_the_lease_is_taken_over(conductor):
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    first = api.cluster_delete(ALICE, cluster)
+    _held(cluster, first, "step stack_delete", seconds_ago=5)
+    assert api.cluster_delete(ALICE, cluster) == first  # it made progress lately
+    assert clusters.get_by_uuid(None, cluster).lock_owner == "cond-a/1"
+    _held(cluster, first, "step stack_delete", seconds_ago=61)
+    second = api.cluster_delete(ALICE, cluster)
+    assert second != first
+    row = clusters.get_by_uuid(None, cluster)
+    assert (row.operation, row.operation_args["operation_id"], row.lock_owner,
+            row.status) == (states.OP_DELETE, second, None, states.DELETE_IN_PROGRESS)
+    old = operations.get_by_uuid(None, first)
+    assert old.state == states.OPERATION_SUPERSEDED and second in old.result_reason
+    assert [c["operation"] for c in conductor.wait_for("cluster_delete", count=3)] == [
+        states.OP_DELETE] * 3
+
+
+def test_a_delete_waiting_for_heat_or_free_to_take_is_not_taken_over(conductor):
+    import datetime
+
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    first = api.cluster_delete(ALICE, cluster)
+    # handed to the status sync (Heat deletes the stacks), the sync holds the lease now
+    clusters.clear_operation(cluster, states.OP_DELETE)
+    _held(cluster, first, "Stack delete sent to Heat.", seconds_ago=600)
+    assert api.cluster_delete(ALICE, cluster) == first
+    # the sync's end of the delete (trust, certificates) hangs: taken over
+    operations.update(None, first, {"progress": "step trust_delete"})
+    _held(cluster, first, "step trust_delete", seconds_ago=600)
+    second = api.cluster_delete(ALICE, cluster)
+    assert second != first and clusters.get_by_uuid(None, cluster).operation == \
+        states.OP_DELETE
+    # its lease expired: any conductor the cast reaches takes it, nothing is superseded
+    _held(cluster, second, "step auth", seconds_ago=600)
+    clusters.update(None, cluster, {"lock_expires_at": clusters.get_by_uuid(
+        None, cluster).lock_expires_at - datetime.timedelta(seconds=120)})
+    assert api.cluster_delete(ALICE, cluster) == second
+
+
+def test_a_nodegroup_delete_stops_the_operation_on_its_node_group(conductor):
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    ng = str(uuid.uuid4())
+    create = api.nodegroup_create(ALICE, cluster, {
+        "uuid": ng, "name": "extra", "cluster_id": cluster, "project_id": ALICE.project_id,
+        "node_count": 1, "role": "worker", "is_default": False})
+    clusters.update(None, cluster, {"lock_owner": "cond-a/1"})
+    delete = api.nodegroup_delete(ALICE, cluster, ng)
+    row = clusters.get_by_uuid(None, cluster)
+    assert (row.operation, row.operation_args["operation_id"], row.lock_owner) == (
+        states.OP_NODEGROUP_DELETE, delete, None)
+    assert row.operation_args["previous_status"] == states.CREATE_COMPLETE
+    assert nodegroups.get_by_uuid(None, ng).status == states.DELETE_IN_PROGRESS
+    superseded = operations.get_by_uuid(None, create)
+    assert superseded.state == states.OPERATION_SUPERSEDED and delete in \
+        superseded.result_reason
+    assert api.nodegroup_delete(ALICE, cluster, ng) == delete
+    assert [c["operation"] for c in conductor.wait_for("nodegroup_delete")] == [
+        states.OP_NODEGROUP_DELETE]
+
+
+def test_a_nodegroup_delete_waits_behind_an_operation_on_something_else(conductor):
+    api = conductor_api.ConductorAPI()
+    cluster = _settled()
+    ng = str(uuid.uuid4())
+    api.nodegroup_create(ALICE, cluster, {
+        "uuid": ng, "name": "extra", "cluster_id": cluster, "project_id": ALICE.project_id,
+        "node_count": 1, "role": "worker", "is_default": False})
+    operations.finish(operations.open_of(cluster)[0].uuid, states.OPERATION_SUCCEEDED)
+    clusters.clear_operation(cluster, states.OP_NODEGROUP_CREATE)
+    worker = nodegroups.get_in_cluster(None, cluster, "default-worker")
+    resize = api.cluster_resize(ALICE, cluster, 3, worker.uuid)
+    delete = api.nodegroup_delete(ALICE, cluster, ng)
+    assert operations.get_by_uuid(None, delete).state == states.OPERATION_PENDING
+    assert operations.get_by_uuid(None, resize).state == states.OPERATION_PENDING
+    row = clusters.get_by_uuid(None, cluster)
+    assert (row.operation, row.operation_args["operation_id"]) == (states.OP_RESIZE, resize)
+    assert nodegroups.get_by_uuid(None, ng).status == states.DELETE_IN_PROGRESS

@@ -87,3 +87,48 @@ def test_effects_are_journaled_and_only_a_resent_request_counts_as_sent(job):
 def test_destroy_removes_the_row_and_its_groups(job):
     job.destroy()
     assert clusters.count(None) == 0 and nodegroups.count(None) == 0
+
+
+def test_destroy_ends_the_running_record_in_the_same_transaction(job):
+    record = job.args["operation_id"]
+    records.start(record)
+    job.destroy(Outcome(states.OPERATION_SUCCEEDED, "The cluster is deleted."))
+    done = records.get_by_uuid(None, record)
+    assert (done.state, done.result_reason) == (states.OPERATION_SUCCEEDED,
+                                                "The cluster is deleted.")
+
+
+def test_a_fenced_delete_removes_nothing_and_ends_nothing(job):
+    """A DELETE took the cluster over (the lease freed in its transaction): the old
+    holder's end of the delete finds its token gone and leaves rows and record alone."""
+    record = job.args["operation_id"]
+    records.start(record)
+    clusters.compare_and_swap(None, job.uuid, {}, {"lock_owner": None,
+                                                   "lock_expires_at": None})
+    worker = nodegroups.get_in_cluster(None, job.uuid, "default-worker")
+    with pytest.raises(LeaseLost):
+        Job(job.lease, job.reload()).destroy_nodegroup(worker.uuid)
+    with pytest.raises(LeaseLost):
+        job.destroy(Outcome(states.OPERATION_SUCCEEDED, "The cluster is deleted."))
+    assert clusters.count(None) == 1 and nodegroups.count(None) == 2
+    assert records.get_by_uuid(None, record).state == states.OPERATION_RUNNING
+
+
+def test_destroy_nodegroup_under_the_lease(job):
+    worker = nodegroups.get_in_cluster(None, job.uuid, "default-worker")
+    job.destroy_nodegroup(worker.uuid)
+    assert [ng.name for ng in nodegroups.list(None, {"cluster_id": job.uuid})] == [
+        "default-master"]
+
+
+def test_progress_is_noted_on_the_server_clock(job):
+    record = job.args["operation_id"]
+    records.start(record)
+    before = db_api.server_now()
+    job.progress("stack_find")
+    noted = records.get_by_uuid(None, record)
+    assert noted.progress == "step stack_find"
+    assert before - datetime.timedelta(seconds=1) <= noted.updated_at <= db_api.server_now()
+    job.finish(status=states.CREATE_COMPLETE, status_reason="done")
+    job.progress("rows_delete")  # no record on the row: the running ones (none left)
+    assert records.get_by_uuid(None, record).progress == "step stack_find"
