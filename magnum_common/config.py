@@ -71,7 +71,7 @@ conductor_client_opts = [
                "lease may go without recording progress (a step started) before another "
                "DELETE takes it over: the old conductor is fenced and the delete starts "
                "again at once. A DELETE sooner than this names the running delete and "
-               "changes nothing; 0: every DELETE takes the running delete over."),
+               "changes nothing; 0: every DELETE takes over a delete holding the lease."),
 ]
 
 sqlite_opts = [

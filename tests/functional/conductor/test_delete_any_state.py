@@ -321,3 +321,95 @@ def test_parallel_deletes_make_one(conductor, standin):
     assert [r.kind for r in operations.list_in_cluster(None, cluster.uuid)
             if r.kind == states.OP_DELETE] == [states.OP_DELETE]
     _nothing_left(standin, cluster)
+
+
+def test_a_second_delete_takes_over_a_delete_that_hangs(fleet, standin):
+    """The conductor running a delete hangs (SIGSTOP) inside its stack delete call, its
+    lease a minute long: a second DELETE, once the delete has noted no step for
+    ``delete_takeover_after``, supersedes it; the other conductor deletes whatever is left
+    and the cluster is gone long before the lease would expire. The hung one, resumed,
+    writes neither a status nor an outcome (its token is fenced)."""
+    from oslo_config import cfg
+
+    _long_leases(fleet)
+    cfg.CONF.set_override("delete_takeover_after", 2, "conductor")
+    fleet.start("c1")
+    fleet.start("c2")
+    ctx, cluster = _create(standin, create_seconds=0.3)
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    standin.control(delete_seconds=0.5, hang_after={"method": "DELETE", "seconds": 8})
+    api = ConductorAPI()
+    first = api.cluster_delete(ctx, cluster.uuid)
+    holder = support.wait_for(
+        lambda: standin.stacks_named(cluster.name)[0]["stack_status"].startswith("DELETE")
+        and fleet.holder(cluster.uuid), what="the stack delete sent, its answer held")
+    proc = fleet.procs[holder]
+    os.killpg(proc.proc.pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        second = support.wait_for(
+            lambda: (answer := api.cluster_delete(ctx, cluster.uuid)) != first and answer,
+            timeout=15, what="the hung delete taken over")
+        _gone(cluster, timeout=30)
+        assert time.monotonic() - started < 40  # the lease alone would hold it 60 s
+    finally:
+        os.killpg(proc.proc.pid, signal.SIGCONT)
+    superseded = operations.get_in_cluster(None, cluster.uuid, first)
+    assert superseded.state == states.OPERATION_SUPERSEDED
+    assert second in superseded.result_reason
+    assert operations.get_in_cluster(None, cluster.uuid, second).state == \
+        states.OPERATION_SUCCEEDED
+    log = fleet.tmp_path / f"{holder}.log"
+    support.wait_for(lambda: "outcome=lease-lost" in log.read_text(), timeout=30,
+                     what="the resumed conductor stopped by the fence")
+    after = operations.get_in_cluster(None, cluster.uuid, first)
+    assert (after.state, after.result_reason, after.finished_at) == (
+        superseded.state, superseded.result_reason, superseded.finished_at)
+    assert support.cluster_status(cluster.uuid) == "GONE"
+    _nothing_left(standin, cluster)
+
+
+def _extra_group(api, ctx, cluster):
+    ng_uuid = str(uuid.uuid4())
+    record = api.nodegroup_create(ctx, cluster.uuid, {
+        "uuid": ng_uuid, "name": "extra", "cluster_id": cluster.uuid,
+        "project_id": ctx.project_id, "node_count": 1, "role": "worker",
+        "is_default": False})
+    return ng_uuid, record
+
+
+@pytest.mark.parametrize("where", ["heat", "conductor"])
+def test_nodegroup_delete_stops_the_create_of_its_node_group(conductor, standin, where):
+    """The node group's create runs (Heat creating its stack for a minute, or the
+    conductor's stack create call hung with its stack made): its DELETE supersedes it at
+    once, the node group's stack and row go, and the cluster ends UPDATE_COMPLETE with
+    only its own stack."""
+    ctx, cluster = _create(standin, create_seconds=0.3)
+    _complete(cluster.uuid, states.CREATE_COMPLETE)
+    standin.control(create_seconds=60, delete_seconds=0.5,
+                    **({"hang_after": {"method": "POST", "seconds": 25}}
+                       if where == "conductor" else {}))
+    api = ConductorAPI()
+    ng_uuid, create = _extra_group(api, ctx, cluster)
+    if where == "heat":
+        support.wait_for(lambda: nodegroups.get_by_uuid(None, ng_uuid).stack_id
+                         and clusters.get_by_uuid(None, cluster.uuid).operation is None,
+                         what="the node group's stack being created")
+    else:
+        support.wait_for(lambda: len(standin.state()["stacks"]) == 2
+                         and standin.state()["control"]["hang_after"] is None,
+                         what="the node group's stack create sent, its answer held")
+    started = time.monotonic()
+    delete = api.nodegroup_delete(ctx, cluster.uuid, ng_uuid)
+    assert nodegroups.get_by_uuid(None, ng_uuid).status == states.DELETE_IN_PROGRESS
+    assert operations.get_in_cluster(None, cluster.uuid, create).state == \
+        states.OPERATION_SUPERSEDED
+    support.wait_for(lambda: not nodegroups.list(None, {"cluster_id": cluster.uuid,
+                                                        "name": "extra"}),
+                     timeout=30, what="node group row destroyed")
+    assert time.monotonic() - started < 30  # its create would have run a minute
+    _complete(cluster.uuid, states.UPDATE_COMPLETE)
+    assert operations.get_in_cluster(None, cluster.uuid, delete).state == \
+        states.OPERATION_SUCCEEDED
+    assert [s["stack_name"] for s in standin.state()["stacks"] if not s["deleted"]] == [
+        standin.stacks_named(cluster.name)[0]["stack_name"]]
