@@ -75,3 +75,13 @@ def test_a_stack_request_is_journaled_and_a_busy_answer_to_a_resend_is_ours(job,
     assert "step=stack_create outcome=sent-already" in _lines(caplog)[-1][1]
     with pytest.raises(exception.StackBusy), lifecycle.stack_request(resent, "stack_update"):
         raise exception.StackBusy(stack="s", status="UPDATE_IN_PROGRESS")
+
+
+def test_each_step_is_noted_as_the_records_progress(job):
+    record = job.args["operation_id"]
+    records.start(record)
+    with lifecycle.step(job, "trust"):
+        assert records.get_by_uuid(None, record).progress == "step trust"
+    with lifecycle.step(job, "certificates"):
+        pass
+    assert records.get_by_uuid(None, record).progress == "step certificates"
