@@ -171,6 +171,12 @@ def test_a_delete_that_hangs_holding_the_lease_is_taken_over(conductor):
     assert old.state == states.OPERATION_SUPERSEDED and second in old.result_reason
     assert [c["operation"] for c in conductor.wait_for("cluster_delete", count=3)] == [
         states.OP_DELETE] * 3
+    CONF.set_override("delete_takeover_after", 0, "conductor")  # 0: always
+    try:
+        _held(cluster, second, "step auth", seconds_ago=0)
+        assert api.cluster_delete(ALICE, cluster) not in (first, second)
+    finally:
+        CONF.clear_override("delete_takeover_after", "conductor")
 
 
 def test_a_delete_waiting_for_heat_or_free_to_take_is_not_taken_over(conductor):
