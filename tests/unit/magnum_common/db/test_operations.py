@@ -59,3 +59,27 @@ def test_supersede_ends_open_records_only_all_or_nothing(db_any):
     assert not operations.supersede(None, [done.uuid], "late")
     assert operations.get_in_cluster(None, cluster.uuid, done.uuid).state == \
         states.OPERATION_SUCCEEDED
+
+
+def test_progress_is_timed_by_the_server_and_a_moved_record_is_not_superseded(db_any):
+    """note() and effect() time a running record by the database server's clock; a DELETE
+    that read the record supersedes it only while it has not moved since (a hung delete
+    that made progress meanwhile keeps running)."""
+    cluster = make_cluster(ALICE)
+    record = cluster.operation_args["operation_id"]
+    operations.start(record)
+    assert operations.note(record, "step auth")
+    read = operations.get_by_uuid(None, record)
+    server = api.server_now()
+    assert server - datetime.timedelta(seconds=5) <= read.updated_at <= server
+    assert operations.note_running(cluster.uuid, "step trust_delete") == 1
+    operations.effect(record, "stack_delete", states.EFFECT_PENDING)
+    moved = operations.get_by_uuid(None, record)
+    assert moved.progress == "step trust_delete" and moved.updated_at >= read.updated_at
+    operations.update(None, record, {"updated_at": read.updated_at
+                                     - datetime.timedelta(seconds=10)})
+    stale = operations.get_by_uuid(None, record)
+    assert not operations.supersede(None, [record], "late", {record: read.updated_at})
+    assert operations.supersede(None, [record], "Superseded by delete y.",
+                                {record: stale.updated_at})
+    assert operations.get_by_uuid(None, record).state == states.OPERATION_SUPERSEDED
