@@ -96,9 +96,13 @@ class KubernetesHeatDriver(Driver):
                        timeout_mins: int) -> str:
         heat = client.heat(res.session())
         name = stack_ops.cluster_stack_name(view.cluster)
-        existing = stack_ops.find(heat, view.cluster.stack_id or name)
-        if existing is not None:
-            return existing.id
+        # A first create sends its POST at once (a stack of the name exists only after a
+        # 409, which stack_ops.create answers); a resumed one whose stack id was saved
+        # finds it by that id.
+        if view.cluster.stack_id:
+            existing = stack_ops.find(heat, view.cluster.stack_id)
+            if existing is not None:
+                return existing.id
         params = parameters.cluster_parameters(res, self.profile, view,
                                                parameters.ServiceAccountKeys.generate())
         return stack_ops.create(heat, name, self._render_cluster(view), params, timeout_mins)
