@@ -369,9 +369,10 @@ class KubernetesHeatDriver(Driver):
                      as_service: bool = False) -> StackPoll:
         return status.stack_states(client.heat(session), stack_ids, as_service)
 
-    def stack_names(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
-        return {ng.uuid: stack_ops.cluster_stack_name(cluster) if ng.is_default
-                else stack_ops.nodegroup_stack_name(cluster, ng) for ng in nodegroups}
+    def stack_names(self, view: ClusterView) -> dict[str, str]:
+        return {ng.uuid: stack_ops.cluster_stack_name(view.cluster) if ng.is_default
+                else stack_ops.nodegroup_stack_name(view.cluster, ng)
+                for ng in view.nodegroups}
 
     def stack_create_window(self) -> float:
         """Every attempt of the create waits ``[heat_client] timeout`` for Heat's answer,

@@ -235,7 +235,7 @@ class Driver(abc.ABC):
         return not self.stack_states(res.session(), list(stack_ids), as_service=True).states
 
     # --- stacks a delete may have missed -----------------------------------------------------
-    def stack_names(self, cluster: Any, nodegroups: list[Any]) -> dict[str, str]:
+    def stack_names(self, view: ClusterView) -> dict[str, str]:
         """Map each node group UUID to the name its stack has or gets (what ``find_stacks``
         looks for when no id was saved); {} for a driver whose stacks have no such name."""
         return {}

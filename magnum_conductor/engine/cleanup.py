@@ -163,7 +163,7 @@ def watch_unconfirmed_stacks(job: Any, ngs: list[Any], found: dict[str, str]) ->
     default = next((ng.uuid for ng in ngs if ng.is_default), None)
     sent = {entry.get("nodegroup") or default for effect, entry in
             records.pending_effects(job.uuid) if effect == "stack_create"}
-    names = job.driver.stack_names(job.cluster, ngs)
+    names = job.driver.stack_names(job.view(ngs))
     missing = sorted({names[ng] for ng in sent if ng in names and ng not in found})
     if not missing:
         return 0

@@ -143,9 +143,9 @@ class StandinDriver(Driver):
                                parameters={"trustee_user_id": trustee})
         return True
 
-    def stack_names(self, cluster, nodegroups):
-        return {ng.uuid: stack_name(cluster, None if ng.is_default else ng)
-                for ng in nodegroups}
+    def stack_names(self, view):
+        return {ng.uuid: stack_name(view.cluster, None if ng.is_default else ng)
+                for ng in view.nodegroups}
 
     def stack_create_window(self) -> float:
         return CONF.heat_client.timeout * CONF.conductor.heat_attempts

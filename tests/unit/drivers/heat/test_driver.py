@@ -64,7 +64,7 @@ def test_stack_names_are_those_find_stacks_looks_for():
     ngs = support.default_nodegroups(cl)
     extra = support.nodegroup(cl, "gpu", "worker", 1, False)
     driver = registry.get_driver("vm", "fedora-coreos", "kubernetes")
-    names = driver.stack_names(cl, ngs + [extra])
+    names = driver.stack_names(ClusterView.of(cl, ct, ngs + [extra]))
     assert names[ngs[0].uuid] == names[ngs[1].uuid] == stack_ops.cluster_stack_name(cl)
     assert names[extra.uuid] == stack_ops.nodegroup_stack_name(cl, extra)
 

@@ -78,9 +78,9 @@ class _Driver:
         self.present = False
         self.deleted: list[tuple[str, str, str]] = []
 
-    def stack_names(self, cluster, nodegroups):
-        return {ng.uuid: f"{cluster.name}-{'main' if ng.is_default else ng.name}"
-                for ng in nodegroups}
+    def stack_names(self, view):
+        return {ng.uuid: f"{view.cluster.name}-{'main' if ng.is_default else ng.name}"
+                for ng in view.nodegroups}
 
     def stack_create_window(self) -> float:
         return 120.0
@@ -101,7 +101,10 @@ def driver(db, monkeypatch):
 
 
 def _job(row, driver):
-    return types.SimpleNamespace(uuid=row.uuid, cluster=row, driver=driver)
+    # what the fake driver reads of a view: the cluster and its node groups
+    return types.SimpleNamespace(uuid=row.uuid, cluster=row, driver=driver,
+                                 view=lambda ngs: types.SimpleNamespace(cluster=row,
+                                                                        nodegroups=ngs))
 
 
 def test_an_unconfirmed_stack_create_the_delete_did_not_find_is_watched_once(driver):
