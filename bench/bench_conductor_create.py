@@ -100,7 +100,7 @@ class LocalCloudBench:
             "name": f"bench-{uuid.uuid4().hex[:6]}", "coe": "kubernetes",
             "image_id": "fedora-coreos-40", "external_network_id": life.EXTERNAL_NETWORK,
             # The cloud's own private network: its subnet is in 127.0.0.0/8, where the
-            # driver's default fixed_subnet_cidr (10.0.0.0/24) is refused by the local cloud.
+            # driver's default fixed_subnet_cidr (a private range) is refused by the local cloud.
             "fixed_network": life.FIXED_NETWORK, "fixed_subnet": life.FIXED_SUBNET,
             "flavor_id": "m1.small", "master_flavor_id": "m1.medium",
             "keypair_id": "localcloud-demo", "network_driver": "flannel",
