@@ -365,7 +365,7 @@ class Handler(BaseHTTPRequestHandler):
                      "roles": body.get("roles", [])}
             with LOCK:
                 STATE["trusts"][trust["id"]] = trust
-            self._hang_after("POST trust")
+            self._hang("hang_after", "POST trust")
             return self._send(201, {"trust": trust})
         match = re.fullmatch(r"/v3/OS-TRUST/trusts/([^/]+)", path)
         if match and method == "DELETE":
@@ -397,22 +397,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(503, {"error": {"message": "Heat is down for maintenance"}})
         return fail
 
-    def _hang_before(self, method: str) -> None:
-        """One-shot: the request waits before it is carried out (Heat busy or slow)."""
+    def _hang(self, knob: str, method: str) -> None:
+        """One-shot ``hang_before`` (the request waits before it is carried out: Heat busy
+        or slow) or ``hang_after`` (the change is made, then the answer never comes: a
+        conductor dies)."""
         with LOCK:
-            hang = STATE["control"]["hang_before"]
+            hang = STATE["control"][knob]
             if not hang or hang["method"] != method:
                 return
-            STATE["control"]["hang_before"] = None
-        time.sleep(hang["seconds"])
-
-    def _hang_after(self, method: str) -> None:
-        """One-shot: the change is made, then the answer never comes (a conductor dies)."""
-        with LOCK:
-            hang = STATE["control"]["hang_after"]
-            if not hang or hang["method"] != method:
-                return
-            STATE["control"]["hang_after"] = None
+            STATE["control"][knob] = None
         time.sleep(hang["seconds"])
 
     def _admin(self) -> bool:
@@ -442,7 +435,7 @@ class Handler(BaseHTTPRequestHandler):
         self._count(f"heat {method} {kind}")
         if self._fault():
             return
-        self._hang_before(method)
+        self._hang("hang_before", method)
         if rest == ["stacks"] and method == "GET":
             ids = set(query.get("id", []))
             names = set(query.get("name", []))
@@ -464,7 +457,7 @@ class Handler(BaseHTTPRequestHandler):
                 stack = Stack(tenant, name, body.get("parameters") or {},
                               self.headers.get("X-Auth-Token", ""))
                 STATE["stacks"][stack.id] = stack
-            self._hang_after("POST")
+            self._hang("hang_after", "POST")
             return self._send(201, {"stack": {"id": stack.id, "links": []}})
         if len(rest) < 2:
             return self._send(404, {"error": {"message": "not found"}})
@@ -495,13 +488,13 @@ class Handler(BaseHTTPRequestHandler):
                 stack.params.update(self._body().get("parameters") or {})
                 stack.updated = _now()
                 stack._begin("UPDATE")
-            self._hang_after("PATCH")
+            self._hang("hang_after", "PATCH")
             return self._send(202)
         if method == "DELETE":
             with LOCK:
                 if stack.action != "DELETE" or stack.status == "FAILED":  # retried
                     stack._begin("DELETE")
-            self._hang_after("DELETE")
+            self._hang("hang_after", "DELETE")
             return self._send(204)
         self._send(405, {"error": {"message": "method not allowed"}})
 
