@@ -347,7 +347,8 @@ def node_env(res: ClusterResources, profile: OsProfile, view: ClusterView,
             and is_master else ""),
         "POST_INSTALL_MANIFEST_URL": CONF.kubernetes.post_install_manifest_url,
         "CA_KEY": base64.b64encode(ca_key.encode()).decode() if ca_key else "",
-        "SSH_PUBLIC_KEY": res.keypair_public_key(cluster.keypair) or "",
+        # Nova keeps a key uploaded with its file's trailing newline; the line itself is the key.
+        "SSH_PUBLIC_KEY": (res.keypair_public_key(cluster.keypair) or "").strip(),
         # Where a lone master hands its etcd snapshot over (drivers/heat/etcd_handover.py).
         "GLANCE_URL": _glance_url(res) if is_master else "",
     })

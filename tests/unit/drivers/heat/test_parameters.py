@@ -67,6 +67,20 @@ def test_bootstrap_env_carries_the_settings_verbatim():
     assert master["SSH_PUBLIC_KEY"].startswith("ssh-rsa")
 
 
+class _KeyFromAFile(support.Resources):
+    """A keypair uploaded from an id_rsa.pub: Nova keeps the file's trailing newline."""
+
+    def keypair_public_key(self, name: str | None) -> str | None:
+        return "ssh-ed25519 AAAAC3Nza leaver@host\r\n"
+
+
+def test_a_keypair_with_its_files_trailing_newline_becomes_a_one_line_setting():
+    res, ct, cl, ngs = _build(res=_KeyFromAFile())
+    p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
+    master = parameters.decode_env(p["master_bootstrap_env"])
+    assert master["SSH_PUBLIC_KEY"] == "ssh-ed25519 AAAAC3Nza leaver@host"
+
+
 def test_without_cluster_user_trust_nodes_get_a_node_token_and_no_trustee_credential():
     CONF.set_override("cluster_user_trust", False, "trust")
     CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
