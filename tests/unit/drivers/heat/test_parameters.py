@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import time
 
 import pytest
 
@@ -47,6 +48,24 @@ def test_service_account_keys_are_left_out_when_not_rotating():
     res, ct, cl, ngs = _build()
     p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert "kube_service_account_key" not in p
+
+
+def test_the_key_reserve_hands_each_key_out_once_and_refills_in_the_background():
+    reserve = parameters.KeyReserve(size=2)
+    first = reserve.take()  # empty: made on the spot, and the refill starts
+    deadline = time.monotonic() + 30
+    while reserve.ready() < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert reserve.ready() == 2
+    taken = [first, reserve.take(), reserve.take(), reserve.take()]
+    numbers = {key.private_numbers().d for key in taken}
+    assert len(numbers) == 4 and all(key.key_size == 2048 for key in taken)
+
+
+def test_service_account_keys_differ_between_creates():
+    one, two = parameters.ServiceAccountKeys.generate(), parameters.ServiceAccountKeys.generate()
+    assert one.private != two.private and one.public != two.public
+    assert base64.b64decode(one.public).startswith(b"-----BEGIN PUBLIC KEY")
 
 
 def test_bootstrap_env_carries_the_settings_verbatim():
