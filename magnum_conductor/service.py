@@ -11,6 +11,7 @@ a restarted process never mistakes an older lease for its own.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 
 import cotyledon
@@ -124,8 +125,31 @@ def workers() -> int:
     return CONF.conductor.workers or os.cpu_count() or 1
 
 
+def preload() -> None:
+    """Import in the master what each worker would otherwise import for its first
+    operation (the drivers and their clients, the certificate and trust modules, the
+    database and messaging drivers), then freeze the garbage collector's generations: the
+    workers forked after it share those pages copy-on-write, and their collections never
+    touch (and so never copy) them. Nothing that holds a connection is made here: the
+    transport object is built and dropped, the database engine is made after the fork."""
+    import sqlalchemy as sa
+    from novaclient import client as _nova_client  # noqa: F401
+
+    from magnum_common.drivers import registry
+    from magnum_conductor.identity import trust  # noqa: F401
+    from magnum_conductor.pki import cluster_certs  # noqa: F401
+
+    registry.all_drivers()
+    sa.engine.make_url(CONF.database.connection).get_dialect().import_dbapi()
+    rpc.get_transport()
+    rpc.cleanup()
+    gc.collect()
+    gc.freeze()
+
+
 def launch() -> cotyledon.ServiceManager:
     count = workers()
+    preload()
     manager = cotyledon.ServiceManager()
     manager.add(ConductorService, workers=count)
     return manager
