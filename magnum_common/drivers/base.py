@@ -97,7 +97,9 @@ class ClusterResources(Protocol):
         """The cluster's trustee and trust."""
 
     def ca_private_key(self) -> str | None:
-        """The cluster CA's private key (PEM), for labels that need it on the nodes."""
+        """The cluster CA's private key (PEM), for labels that need it on the nodes. During
+        a create it may first wait for the certificates to be stored: the conductor sends
+        the stack before storing them unless a driver asks for this."""
 
     def keypair_public_key(self, name: str | None) -> str | None:
         """The public half of a Nova keypair, or None when unknown / Nova absent."""

@@ -71,6 +71,9 @@ class Resources:
         self._session: ks_session.Session | None = None
         #: Whether the calls act as the service (a delete whose owner's identity is gone).
         self.as_service = False
+        #: Set by a create that sends its stack while the certificates are being stored:
+        #: waits for the store, returns the cluster row that names the bundles.
+        self.certificates_stored: Callable[[], Any] | None = None
 
     # --- identity --------------------------------------------------------------------
     @property
@@ -150,6 +153,8 @@ class Resources:
     def ca_private_key(self) -> str | None:
         from magnum_conductor.pki import cluster_certs
 
+        if self.certificates_stored is not None:
+            self.cluster = self.certificates_stored()
         return cluster_certs.ca_private_key(self.context, self.cluster)
 
     def client_certificates(self) -> tuple[str, str, str] | None:

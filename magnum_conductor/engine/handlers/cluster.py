@@ -8,13 +8,12 @@ as a clear ``*_FAILED`` reason.
 
 from __future__ import annotations
 
-import concurrent.futures
-import contextvars
+from collections.abc import Callable
 from typing import Any
 
 from oslo_log import log as logging
 
-from magnum_common import outbound, states
+from magnum_common import states
 from magnum_common.context import make_admin_context
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.drivers import settings
@@ -42,26 +41,39 @@ def _assign_stack_ids(job: Job) -> None:
 
 # --- create ----------------------------------------------------------------------------
 def run_create(job: Job) -> None:
-    """Trust and certificates at once (Keystone and Barbican, independent of each other:
-    together they were most of the time from the 202 to Heat), then the stack."""
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        certificates = pool.submit(outbound.for_caller(contextvars.copy_context().run),
-                                   _create_certificates, job)
-        try:
-            _create_trust(job)
-        finally:
-            concurrent.futures.wait([certificates])
-        certificates.result()
-    job.reload()  # both threads' writes (each reloads after its own)
+    """The trust (Keystone), the stack (Heat), then the certificates (Barbican): Heat's
+    build is the long part of a create, so nothing it does not need stands before it. The
+    stack's parameters need the trustee, not the stored bundles: nodes fetch the CA through
+    the API, retrying, long after Heat booted them, and a driver that hands the CA key over
+    in the stack has the certificates stored first (``Resources.certificates_stored``).
+    Barbican's dozen requests beside the trust or the stack POST slowed both on the 2-core
+    machine. The operation ends once the certificates are stored: a failed store still
+    fails the create."""
+    _create_trust(job)
     lifecycle.authenticate(job)
+    stored: list[Any] = []
+
+    def certificates_stored() -> Any:
+        if not stored:
+            _create_certificates(job)
+            stored.append(job.cluster)
+        return job.cluster
+
+    _send_stack(job, certificates_stored)
+    certificates_stored()
+    job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
+
+
+def _send_stack(job: Job, certificates_stored: Callable[[], Any]) -> None:
     with lifecycle.step(job, "stack_create"):
         view = job.view()
+        res = job.resources
+        res.certificates_stored = certificates_stored
         job.effect_pending("stack_create")
-        stack_id = job.driver.create_cluster(job.resources, view, create_timeout(job.cluster))
+        stack_id = job.driver.create_cluster(res, view, create_timeout(job.cluster))
         job.save(stack_id=stack_id)
         job.effect_done("stack_create", stack_id=stack_id)
         _assign_stack_ids(job)
-    job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
 
 
 def _create_trust(job: Job) -> None:
@@ -76,14 +88,11 @@ def _create_trust(job: Job) -> None:
                 job.context, job.cluster,
                 job.driver.trust_features(job.cluster.labels, TemplateRow.of(job.template)))
             job.save(**values)
-        saved = job.reload()  # job.cluster may be the certificates thread's older read
-        job.effect_done("trust", trustee_user_id=saved.trustee_user_id,
-                        trust_id=saved.trust_id)
+        job.effect_done("trust", trustee_user_id=job.cluster.trustee_user_id,
+                        trust_id=job.cluster.trust_id)
 
 
 def _create_certificates(job: Job) -> None:
-    """On a helper thread: its journal entries are row-locked writes, its row writes touch
-    only the certificate columns."""
     from magnum_conductor.pki import cluster_certs
 
     with lifecycle.step(job, "certificates") as step:

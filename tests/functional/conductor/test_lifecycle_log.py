@@ -50,11 +50,11 @@ def test_every_step_of_a_create_and_a_delete_is_one_info_line(conductor, standin
     lines = _lines(caplog, cluster.uuid)
     assert all(line["level"] == "INFO" and line["reason"] is None for line in lines), lines
     steps = [(line["operation"], line["step"], line["outcome"]) for line in lines]
-    # trust and certificates run at once: either may end first
-    assert sorted(steps[:2]) == [("cluster_create", "certificates", "ok"),
-                                 ("cluster_create", "trust", "ok")]
-    assert steps[2:] == [
+    # the trust, the stack, then the certificates: nothing Heat does not need comes first
+    assert steps == [
+        ("cluster_create", "trust", "ok"),
         ("cluster_create", "auth", "ok"), ("cluster_create", "stack_create", "ok"),
+        ("cluster_create", "certificates", "ok"),
         ("cluster_create", "operation", "ok"),
         ("cluster_create", "stack", "CREATE_COMPLETE"),
         ("cluster_delete", "auth", "ok"), ("cluster_delete", "stack_find", "found"),
@@ -87,8 +87,9 @@ def test_a_failed_operation_is_one_warning_naming_the_step_and_reason(conductor,
 
     lines = _lines(caplog, cluster.uuid)
     steps = [(line["step"], line["outcome"], line["level"]) for line in lines]
-    assert sorted(steps[:2]) == [("certificates", "ok", "INFO"), ("trust", "ok", "INFO")]
-    assert steps[2:] == [("auth", "ok", "INFO"), ("stack_create", "failed", "WARNING")]
+    # no certificates are stored for a stack Heat never took
+    assert steps == [("trust", "ok", "INFO"), ("auth", "ok", "INFO"),
+                     ("stack_create", "failed", "WARNING")]
     assert "Heat did not answer after 3 attempts" in lines[-1]["reason"]
     assert lines[-1]["request_id"] == ctx.request_id
     # no traceback at ERROR besides it: the reason is the story

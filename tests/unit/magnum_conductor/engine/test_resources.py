@@ -15,6 +15,7 @@ from magnum_common.context import RequestContext
 from magnum_common.db.clusters import clusters
 from magnum_conductor.engine import resources
 from magnum_conductor.engine.lease import LeaseLost
+from magnum_conductor.pki import cluster_certs
 from tests.unit.magnum_common.db.support import ALICE, make_cluster
 
 CONF = cfg.CONF
@@ -83,3 +84,24 @@ def test_the_guard_runs_before_any_session_and_the_trustee_is_decrypted(row):
     assert (trustee.password, trustee.domain_id, trustee.trust_id) == ("pw", "dom-1",
                                                                        "trust-1")
     assert resources.Resources(requester, row).client_certificates() is None
+
+
+def test_the_ca_key_is_read_once_the_certificates_are_stored(row):
+    """A create sends its stack before storing the certificates; a driver that puts the CA
+    key in the stack has them stored first, through the create's hook."""
+    CONF.set_override("encryption_key", crypto.generate_key(), "crypto")
+    CONF.set_override("cert_manager_type", "x509keypair", "certificates")
+    res = resources.Resources(ALICE, row)
+    with pytest.raises(exception.CertificateNotFound):
+        res.ca_private_key()  # nothing stored, no hook: the row names no bundle
+    calls = []
+
+    def stored():
+        calls.append(1)
+        clusters.update(None, row.uuid, cluster_certs.create_for_cluster(ALICE, row))
+        return clusters.get_by_uuid(None, row.uuid)
+
+    res.certificates_stored = stored
+    key = res.ca_private_key()
+    assert calls == [1] and key.startswith("-----BEGIN PRIVATE KEY")
+    assert res.cluster.ca_cert_ref and key == cluster_certs.ca_private_key(ALICE, res.cluster)
