@@ -8,7 +8,6 @@ as a clear ``*_FAILED`` reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from oslo_log import log as logging
@@ -59,12 +58,6 @@ def run_create(job: Job) -> None:
             stored.append(job.cluster)
         return job.cluster
 
-    _send_stack(job, certificates_stored)
-    certificates_stored()
-    job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
-
-
-def _send_stack(job: Job, certificates_stored: Callable[[], Any]) -> None:
     with lifecycle.step(job, "stack_create"):
         view = job.view()
         res = job.resources
@@ -74,6 +67,8 @@ def _send_stack(job: Job, certificates_stored: Callable[[], Any]) -> None:
         job.save(stack_id=stack_id)
         job.effect_done("stack_create", stack_id=stack_id)
         _assign_stack_ids(job)
+    certificates_stored()
+    job.finish(status_reason="Stack create sent to Heat; waiting for it to complete.")
 
 
 def _create_trust(job: Job) -> None:
