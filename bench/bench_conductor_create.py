@@ -10,7 +10,10 @@ the demo user posting ``POST /v1/clusters`` over HTTP. For each create, the time
 202 to the moment heat-api starts processing the stack create: heat-api logs that line with
 Magnum's request id as its global request id, which the conductor sends to Heat. Printed:
 
-* ``--clusters`` creates one after the other: median and p90       targets <= 0.5 s, 0.8 s
+* ``--clusters`` creates one after the other, each once the previous cluster has left
+  CREATE_IN_PROGRESS (so Heat's engine and the node simulator are not still building the
+  earlier stacks on the same cores; ``--back-to-back`` starts each as soon as the previous
+  reached Heat): median and p90                                  targets <= 0.5 s, 0.8 s
 * the same, split by step from the conductors' lifecycle log (``magnum_conductor.lifecycle``)
 * ``--concurrent`` creates at once through the two conductors: p50, p95
 * PSS of each conductor worker and of the API worker after the work  target <= 90 MB
@@ -129,6 +132,17 @@ class LocalCloudBench:
         self.created.append(body["uuid"])
         return body["uuid"], headers["x-openstack-request-id"], accepted
 
+    def settle(self, ident: str, timeout: float = 600) -> float:
+        """Seconds until the cluster has left CREATE_IN_PROGRESS: its stack is built and the
+        cloud (Heat's engine, the node simulator) is no longer working for it."""
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            status = self._request("GET", f"/v1/clusters/{ident}")[1]["status"]
+            if status != "CREATE_IN_PROGRESS":
+                break
+            time.sleep(2)
+        return time.monotonic() - started
+
     def heat_arrivals(self, request_ids: set[str], timeout: float = 120) -> dict[str, float]:
         """When heat-api started each stack create of ours, by Magnum request id."""
         found: dict[str, float] = {}
@@ -231,7 +245,8 @@ def run_localcloud(args: argparse.Namespace) -> None:
                 continue
             sequential.append((arrived - accepted, ident))
             times[ident] = (accepted, arrived)
-            print(f"  sample {i + 1}: {arrived - accepted:.3f} s", flush=True)
+            settled = "" if args.back_to_back else f", built in {bench.settle(ident):.0f} s"
+            print(f"  sample {i + 1}: {arrived - accepted:.3f} s{settled}", flush=True)
         latencies = [s for s, _ in sequential]
         steps = timed_steps(bench.steps({ident for _, ident in sequential}), times)
         barrier = threading.Barrier(args.concurrent)
@@ -250,8 +265,10 @@ def run_localcloud(args: argparse.Namespace) -> None:
 
     print(f"\nlocal cloud (real Keystone, Heat, Barbican), {args.db}, 2 conductors")
     if latencies:
+        how = ("each as soon as the previous reached Heat" if args.back_to_back else
+               "each once the previous cluster was built")
         print(f"accepted -> heat-api starts the stack create, {len(latencies)} one after the "
-              f"other: median {statistics.median(latencies):.3f} s, p90 "
+              f"other ({how}): median {statistics.median(latencies):.3f} s, p90 "
               f"{percentile(latencies, 0.9):.3f} s, min {min(latencies):.3f} s, max "
               f"{max(latencies):.3f} s")
         names = sorted({name for per in steps.values() for name in per},
@@ -345,6 +362,9 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=10)
     parser.add_argument("--concurrent", type=int, default=20)
     parser.add_argument("--db", choices=["mysql", "sqlite", "postgresql"], default="mysql")
+    parser.add_argument("--back-to-back", action="store_true",
+                        help="start each sequential create as soon as the previous one reached "
+                             "Heat, not once its cluster is built")
     args = parser.parse_args()
     if args.cloud in ("standin", "both"):
         run_standin(args)
