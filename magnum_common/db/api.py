@@ -413,3 +413,11 @@ def server_now() -> datetime.datetime:
     """The database server's UTC time: what leases and heartbeats are measured by."""
     with reader() as session:
         return clock.server_now(session)
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database connection going away (a server restart, a dropped
+    or cut connection), not a statement the database refused: work that met it can run
+    again once the database answers."""
+    return isinstance(exc, db_exc.DBConnectionError) or bool(
+        getattr(exc, "connection_invalidated", False))

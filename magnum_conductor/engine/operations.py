@@ -27,6 +27,7 @@ from oslo_log import log as logging
 from magnum_common import exception, outbound, states
 from magnum_common.conductor_api import ConductorAPI
 from magnum_common.context import make_admin_context
+from magnum_common.db import api as db_api
 from magnum_common.db.operations import operations as records
 from magnum_conductor.conf import operation_timeout
 from magnum_conductor.engine import lifecycle, notifications
@@ -109,6 +110,12 @@ def execute(job: Job, op: Operation | None) -> Any:
         _outcome(job, states.OPERATION_FAILED, _reason(exc), args)
         raise
     except Exception as exc:
+        if db_api.connection_lost(exc):
+            # Not the operation's failure: it stays recorded, its lease is freed (or ages
+            # out), and the reconciler runs it again from its journal.
+            LOG.warning("%s of cluster %s lost its database connection (%s); it stays "
+                        "recorded and is resumed", name, job.uuid, exc)
+            raise
         LOG.debug("%s of cluster %s failed", name, job.uuid, exc_info=True)
         fail(job, op, exc)
         raise

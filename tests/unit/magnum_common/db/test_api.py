@@ -6,6 +6,8 @@ tests/unit/magnum_common/db/test_scoping.py.)"""
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
 
 from magnum_common import exception
 from magnum_common.context import RequestContext
@@ -13,6 +15,7 @@ from magnum_common.db import api as db_api
 from magnum_common.db import models
 from magnum_common.db.cluster_templates import cluster_templates
 from magnum_common.db.clusters import NODEGROUP_COLUMNS, clusters
+from tests.conftest import MYSQL_SERVER
 
 P1, P2 = "project-1", "project-2"
 
@@ -153,3 +156,21 @@ def test_page_errors_are_the_repository_errors(rows):
         _read(clusters.rows, ctx, sort_key="no_such_column")
     with pytest.raises(exception.Conflict, match="Multiple ClusterTemplates"):
         _read(cluster_templates.row, ctx, "dup")
+
+
+def test_a_killed_connection_is_lost_and_a_refused_statement_is_not():
+    """On the machine's MariaDB: the server kills our connection mid-session, as a restart
+    or a cut would; a duplicate key is the database refusing, which no re-run fixes."""
+    engine = sa.create_engine(f"{MYSQL_SERVER}/mysql", poolclass=sa.pool.NullPool)
+    with engine.connect() as victim, engine.connect() as killer:
+        killer.execute(sa.text("KILL :id"), {"id": victim.execute(
+            sa.text("SELECT CONNECTION_ID()")).scalar()})
+        with pytest.raises(sa.exc.DBAPIError) as lost:
+            victim.execute(sa.text("SELECT 1"))
+        assert db_api.connection_lost(lost.value)
+        killer.execute(sa.text("CREATE TEMPORARY TABLE t_lost (id INT PRIMARY KEY)"))
+        killer.execute(sa.text("INSERT INTO t_lost VALUES (1)"))
+        with pytest.raises(sa.exc.IntegrityError) as refused:
+            killer.execute(sa.text("INSERT INTO t_lost VALUES (1)"))
+        assert not db_api.connection_lost(refused.value)
+    assert db_api.connection_lost(db_exc.DBConnectionError())
