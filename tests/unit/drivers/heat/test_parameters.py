@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from drivers.heat import labels as label_table
 from drivers.heat import parameters
 from drivers.k8s_fedora_coreos_v1.driver import Driver as FcosDriver
 from drivers.k8s_ubuntu_v1.driver import Driver as UbuntuDriver
@@ -37,7 +38,7 @@ def test_cluster_parameters_map_rows_and_resources():
     assert p["ssh_key_name"] == "kp" and p["external_network"] == "public"
     assert p["fixed_network_name"] == cl.name and p["fixed_network"] == ""
     assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (6443, "TCP")
-    assert p["pods_network_cidr"] == "10.100.0.0/16"
+    assert p["pods_network_cidr"] == label_table.resolve()["flannel_network_cidr"]  # default
     assert p["master_generation"] == p["worker_generation"] == 0
     assert p["kube_service_account_key"] == keys.public
     assert base64.b64decode(keys.private).startswith(b"-----BEGIN RSA PRIVATE KEY")
@@ -136,20 +137,22 @@ def test_features_needing_the_trust_are_refused_without_it(labels):
 def test_tls_disabled_calico_and_proxies():
     res, ct, cl, ngs = _build(ct_kw={"tls_disabled": True, "network_driver": "calico",
                                      "no_proxy": "localhost",
-                                     "labels": {"calico_ipv4pool": "10.200.0.0/16"}})
+                                     "labels": {"calico_ipv4pool": "127.200.0.0/16",
+                                                "fixed_subnet_cidr": "127.10.0.0/24"}})
     p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
     assert (p["kubernetes_port"], p["loadbalancing_protocol"]) == (8080, "HTTP")
-    assert p["pods_network_cidr"] == "10.200.0.0/16"
+    assert p["pods_network_cidr"] == "127.200.0.0/16"
     env = parameters.decode_env(p["master_bootstrap_env"])
-    assert env["NO_PROXY"] == "localhost,10.0.0.0/24" and env["TLS_DISABLED"] == "true"
+    assert env["NO_PROXY"] == "localhost,127.10.0.0/24" and env["TLS_DISABLED"] == "true"
     assert parameters.features(ClusterView.of(cl, ct, ngs)).tls_disabled
 
 
 def test_lb_allowed_cidrs_get_the_subnet_and_cert_api_ships_the_ca_key():
-    res, ct, cl, ngs = _build(cl_kw={"labels": {"master_lb_allowed_cidrs": "192.0.2.0/24",
+    res, ct, cl, ngs = _build(cl_kw={"labels": {"master_lb_allowed_cidrs": "127.0.2.0/24",
+                                                "fixed_subnet_cidr": "127.10.0.0/24",
                                                 "cert_manager_api": "true"}})
     p = parameters.cluster_parameters(res, PROFILE, ClusterView.of(cl, ct, ngs), None)
-    assert p["master_lb_allowed_cidrs"] == ["192.0.2.0/24", "10.0.0.0/24"]
+    assert p["master_lb_allowed_cidrs"] == ["127.0.2.0/24", "127.10.0.0/24"]
     env = parameters.decode_env(p["master_bootstrap_env"])
     assert base64.b64decode(env["CA_KEY"]).startswith(b"-----BEGIN RSA")
     assert parameters.decode_env(p["worker_bootstrap_env"])["CA_KEY"] == ""
@@ -200,7 +203,7 @@ def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cl
     res, ct, cl, ngs = _build(cl_kw={"labels": {"kube_tag": "v1.31.1"}})
     ng = support.nodegroup(cl, "gpu", "worker", 2, False, flavor_id="gpu.large",
                            labels={"kube_tag": "v1.31.3", "service_cluster_ip_range":
-                                   "10.9.0.0/16", "availability_zone": "az2"},
+                                   "127.9.0.0/16", "availability_zone": "az2"},
                            max_node_count=7)
     outputs = {"fixed_network": "net-1", "fixed_subnet": "sub-1",
                "worker_security_group": "sg-1", "api_private_address": "127.0.10.5"}
@@ -213,7 +216,8 @@ def test_nodegroup_parameters_use_its_labels_but_cluster_only_labels_from_the_cl
         "net-1", "sg-1", "127.0.10.5")
     assert p["kube_tag"] == "v1.31.3" and p["availability_zone"] == "az2"
     env = parameters.decode_env(p["bootstrap_env"])
-    assert env["PORTAL_NETWORK_CIDR"] == "10.254.0.0/16"
+    # a cluster-only label: the cluster's (here the default), not the node group's
+    assert env["PORTAL_NETWORK_CIDR"] == label_table.resolve()["service_cluster_ip_range"]
     assert env["NODEGROUP_NAME"] == "gpu" and env["CONTAINERD_SOURCE"] == "package"
 
 

@@ -96,7 +96,7 @@ def test_nodegroup_template_declares_exactly_the_parameters_built(driver_name):
     rendered = renderer.render_nodegroup(driver_name,
                                          parameters.features(ClusterView.of(cl, ct, ngs), ng))
     outputs = {"fixed_network": "n", "fixed_subnet": "s", "worker_security_group": "g",
-               "api_private_address": "10.0.0.3"}
+               "api_private_address": "127.0.0.3"}
     view = ClusterView.of(cl, ct, ngs + [ng])
     p = parameters.nodegroup_parameters(support.Resources(),
                                         registry.all_drivers()[driver_name].profile,
@@ -224,7 +224,7 @@ def test_api_lb_carries_the_port_api_address_names_and_the_nodes_tls_port(tls_di
     monitored = {r["properties"]["pool"]["get_resource"]
                  for r in res.values() if r["type"] == "OS::Octavia::HealthMonitor"}
     # The client listener is on the port the row's api_address will carry ...
-    api_address = outputs.api_url("172.24.4.50", tls_disabled)
+    api_address = outputs.api_url("127.24.4.50", tls_disabled)
     client_port = int(api_address.rsplit(":", 1)[1])
     assert api_address.startswith("http://" if tls_disabled else "https://")
     assert listeners[client_port] == ("api_listener", "HTTP" if tls_disabled else "TCP")

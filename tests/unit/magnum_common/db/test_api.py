@@ -44,9 +44,9 @@ def _cluster(name: str, project: str, user: str, template: str) -> models.Cluste
         None, {"name": name, "project_id": project, "user_id": user, "status": "CREATE_COMPLETE",
                "cluster_template_id": template, "labels": {"a": "1"}},
         [{"name": "default-master", "role": "master", "node_count": 1, "is_default": True,
-          "project_id": project, "node_addresses": ["10.0.0.1"]},
+          "project_id": project, "node_addresses": ["127.0.0.1"]},
          {"name": "default-worker", "role": "worker", "node_count": 2, "is_default": True,
-          "project_id": project, "node_addresses": ["10.0.0.2", "10.0.0.3"],
+          "project_id": project, "node_addresses": ["127.0.0.2", "127.0.0.3"],
           "status": "CREATE_FAILED", "status_reason": "boom"}])
 
 
