@@ -30,7 +30,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import socket
 import time
@@ -116,23 +115,18 @@ class OsloLogger(glogging.Logger):
 
 
 def preload() -> None:
-    """Import in the master what a worker would otherwise import on its first request: the
-    database dialect and driver, and the messaging driver (its transport object is built
-    and dropped at once: it connects only when used)."""
-    import sqlalchemy as sa
-    from oslo_config import cfg
+    """Import in the master what a worker would otherwise import on its first request (see
+    ``magnum_common.prefork.import_backends``)."""
+    from magnum_common import prefork
 
-    from magnum_common import rpc
-
-    sa.engine.make_url(cfg.CONF.database.connection).get_dialect().import_dbapi()
-    rpc.get_transport()
-    rpc.cleanup()
+    prefork.import_backends()
 
 
 def pre_fork(server: Any, worker: Any) -> None:
     """In the master, before each fork: everything alive now is shared, never collected."""
-    gc.collect()
-    gc.freeze()
+    from magnum_common import prefork
+
+    prefork.freeze()
 
 
 def post_fork(server: Any, worker: Any) -> None:

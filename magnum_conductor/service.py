@@ -11,13 +11,12 @@ a restarted process never mistakes an older lease for its own.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 
 import cotyledon
 from oslo_log import log as logging
 
-from magnum_common import rpc, utils
+from magnum_common import prefork, rpc, utils
 from magnum_common.db import api as db_api
 from magnum_common.db.services import magnum_services
 from magnum_conductor.conf import BINARY, CONF
@@ -128,11 +127,8 @@ def workers() -> int:
 def preload() -> None:
     """Import in the master what each worker would otherwise import for its first
     operation (the drivers and their clients, the certificate and trust modules, the
-    database and messaging drivers), then freeze the garbage collector's generations: the
-    workers forked after it share those pages copy-on-write, and their collections never
-    touch (and so never copy) them. Nothing that holds a connection is made here: the
-    transport object is built and dropped, the database engine is made after the fork."""
-    import sqlalchemy as sa
+    database and messaging drivers), then freeze it: the workers forked next share those
+    pages copy-on-write (``magnum_common.prefork``)."""
     from novaclient import client as _nova_client  # noqa: F401
 
     from magnum_common.drivers import registry
@@ -140,11 +136,8 @@ def preload() -> None:
     from magnum_conductor.pki import cluster_certs  # noqa: F401
 
     registry.all_drivers()
-    sa.engine.make_url(CONF.database.connection).get_dialect().import_dbapi()
-    rpc.get_transport()
-    rpc.cleanup()
-    gc.collect()
-    gc.freeze()
+    prefork.import_backends()
+    prefork.freeze()
 
 
 def launch() -> cotyledon.ServiceManager:

@@ -71,8 +71,8 @@ class Resources:
         self._session: ks_session.Session | None = None
         #: Whether the calls act as the service (a delete whose owner's identity is gone).
         self.as_service = False
-        #: Set by a create that sends its stack while the certificates are being stored:
-        #: waits for the store, returns the cluster row that names the bundles.
+        #: Set by a create, which stores the certificates after its stack request: stores
+        #: them now if need be, returns the cluster row that names the bundles.
         self.certificates_stored: Callable[[], Any] | None = None
 
     # --- identity --------------------------------------------------------------------

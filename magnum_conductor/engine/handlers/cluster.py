@@ -50,12 +50,13 @@ def run_create(job: Job) -> None:
     fails the create."""
     _create_trust(job)
     lifecycle.authenticate(job)
-    stored: list[Any] = []
+    stored = False
 
     def certificates_stored() -> Any:
+        nonlocal stored
         if not stored:
             _create_certificates(job)
-            stored.append(job.cluster)
+            stored = True
         return job.cluster
 
     with lifecycle.step(job, "stack_create"):
